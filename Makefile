@@ -1,0 +1,88 @@
+# ctorch build.  `make` builds libctorch and the _C extension in place;
+# `make demo` / `make test` are the README's two commands (they install the
+# Debian packages they need first, see tools/setup-deps.sh).
+PYTHON ?= /usr/bin/python3
+CC ?= gcc
+BUILD ?= build
+WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+       -Wpointer-arith -Werror=implicit-function-declaration
+CFLAGS ?= -O2 -g
+CT_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fopenmp -fwrapv -ffp-contract=off \
+            $(WARN) -Iinclude -I. $(CFLAGS) $(EXTRA_CFLAGS)
+LDLIBS = -fopenmp -lopenblas -lm -lpthread
+
+LIB_SRCS = $(wildcard c10/*.c) $(wildcard aten/*.c) $(wildcard aten/cpu/*.c)
+LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/%.o)
+LIB = $(BUILD)/libctorch.so
+HEADERS = $(wildcard include/ctorch/*.h) $(wildcard c10/*.h) $(wildcard aten/*.h) \
+          $(wildcard aten/cpu/*.h)
+
+.PHONY: all lib ext demo test test-c test-py test-asan bench clean deps
+
+all: ext
+
+lib: $(LIB)
+
+$(BUILD)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	@echo "  CC $<"
+	@$(CC) $(CT_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	$(CC) -shared -o $@ $^ $(LDLIBS) $(EXTRA_LDFLAGS)
+
+# The extension is built in place into python/ctorch/ next to a copy of
+# libctorch.so, so `python/` works on sys.path without installation.
+ext: $(LIB)
+	cp $(LIB) python/ctorch/libctorch.so
+	CTORCH_LIB_DIR=$(abspath $(BUILD)) CC="$(CC)" \
+	  CTORCH_EXTRA_CFLAGS="$(EXTRA_CFLAGS)" CTORCH_EXTRA_LDFLAGS="$(EXTRA_LDFLAGS)" \
+	  $(PYTHON) setup.py -q build_ext --inplace --build-temp $(BUILD)/ext
+
+deps:
+	sh tools/setup-deps.sh
+
+demo: deps
+	$(MAKE) all
+	$(BUILD)/examples/c_demo 2>/dev/null || true
+	PYTHONPATH=python $(PYTHON) examples/demo.py
+
+C_TESTS = $(wildcard tests/c/test_*.c)
+$(BUILD)/tests/c/runner: tests/c/runner.c $(C_TESTS) tests/c/test_list.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CT_CFLAGS) -o $@ tests/c/runner.c $(C_TESTS) -L$(BUILD) -lctorch \
+	  -Wl,-rpath,$(abspath $(BUILD)) $(LDLIBS) $(EXTRA_LDFLAGS)
+
+$(BUILD)/examples/c_demo: examples/c/demo.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CT_CFLAGS) -o $@ $< -L$(BUILD) -lctorch -Wl,-rpath,$(abspath $(BUILD)) \
+	  $(LDLIBS) $(EXTRA_LDFLAGS)
+
+test-c: $(BUILD)/tests/c/runner $(BUILD)/examples/c_demo
+	$(BUILD)/tests/c/runner
+	$(BUILD)/examples/c_demo > /dev/null
+
+test-py: all
+	PYTHONPATH=python $(PYTHON) -m pytest -q -x tests/py $(PYTEST_ARGS)
+
+test: deps
+	$(MAKE) all
+	$(MAKE) test-c
+	$(MAKE) test-py
+
+# AddressSanitizer + UBSan: a separate build tree; the extension is loaded
+# by the system interpreter with the sanitizer runtime preloaded.
+ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+test-asan: deps
+	$(MAKE) BUILD=build-asan EXTRA_CFLAGS="$(ASAN_FLAGS)" EXTRA_LDFLAGS="$(ASAN_FLAGS)" all test-c
+	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
+	  ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  PYTHONPATH=python $(PYTHON) -m pytest -q -x tests/py -p no:cacheprovider $(PYTEST_ARGS)
+	$(MAKE) all   # rebuild the normal extension in place
+
+bench: all
+	PYTHONPATH=python $(PYTHON) benchmarks/run.py
+
+clean:
+	rm -rf build build-asan python/ctorch/_C*.so python/ctorch/libctorch.so

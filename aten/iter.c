@@ -1,0 +1,367 @@
+/* aten/iter.c -- see iter.h.
+ *
+ * Note [Iterator layout]
+ * Dimensions are stored innermost first: shape[0] is the dimension the
+ * 1-D loop walks, strides[d][op] is the byte stride of operand op along
+ * dimension d.  Broadcast dimensions have stride 0.  After ordering and
+ * coalescing, a contiguous op over any shape becomes one dimension and a
+ * single loop call per thread.
+ */
+#include "iter.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    int nops;
+    int ndim;
+    int64_t numel;
+    int64_t shape[CT_MAX_DIMS];
+    int64_t strides[CT_MAX_DIMS][CT_ITER_MAX_OPS];
+    char *data[CT_ITER_MAX_OPS];
+} iter_state;
+
+/* Byte strides of t broadcast to a shape of ndim dims, innermost first. */
+static void
+broadcast_strides(const ct_tensor *t, int ndim, const int64_t *shape,
+                  int64_t (*strides)[CT_ITER_MAX_OPS], int op)
+{
+    int64_t item = (int64_t)ct_dtype_itemsize(t->dtype);
+    for (int d = 0; d < ndim; d++) {
+        int td = t->ndim - 1 - d;
+        int64_t s = 0;
+        if (td >= 0 && !(t->sizes[td] == 1 && shape[ndim - 1 - d] != 1)) {
+            s = t->strides[td] * item;
+        }
+        strides[d][op] = s;
+    }
+}
+
+/* TensorIterator's ordering rule: compare two dims operand by operand;
+ * the first operand whose strides differ (and are not broadcast) decides;
+ * equal strides put the smaller dimension inside. */
+static int
+should_swap(const iter_state *it, int d0, int d1)
+{
+    for (int op = 0; op < it->nops; op++) {
+        int64_t s0 = it->strides[d0][op], s1 = it->strides[d1][op];
+        if (s0 == 0 || s1 == 0) {
+            continue;
+        }
+        if (s0 < s1) {
+            return -1;
+        }
+        if (s0 > s1) {
+            return 1;
+        }
+        if (it->shape[d0] > it->shape[d1]) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Sort dims (innermost first) by memory order; perm[i] = original dim. */
+static void
+order_dims(iter_state *it, int *perm)
+{
+    for (int i = 0; i < it->ndim; i++) {
+        perm[i] = i;
+    }
+    for (int i = 1; i < it->ndim; i++) {
+        int d1 = i;
+        for (int d0 = i - 1; d0 >= 0; d0--) {
+            int c = should_swap(it, perm[d0], perm[d1]);
+            if (c > 0) {
+                int tmp = perm[d0];
+                perm[d0] = perm[d1];
+                perm[d1] = tmp;
+                d1 = d0;
+            }
+            else if (c < 0) {
+                break;
+            }
+        }
+    }
+}
+
+static void
+apply_perm(iter_state *it, const int *perm)
+{
+    int64_t shape[CT_MAX_DIMS];
+    int64_t strides[CT_MAX_DIMS][CT_ITER_MAX_OPS];
+    memcpy(shape, it->shape, sizeof(int64_t) * (size_t)it->ndim);
+    memcpy(strides, it->strides, sizeof(strides[0]) * (size_t)it->ndim);
+    for (int i = 0; i < it->ndim; i++) {
+        it->shape[i] = shape[perm[i]];
+        memcpy(it->strides[i], strides[perm[i]], sizeof(strides[0]));
+    }
+}
+
+/* Merge dim d+1 into d where every operand steps through them as one. */
+static void
+coalesce(iter_state *it)
+{
+    if (it->ndim <= 1) {
+        return;
+    }
+    int prev = 0;
+    for (int d = 1; d < it->ndim; d++) {
+        bool can = true;
+        for (int op = 0; op < it->nops && can; op++) {
+            can = it->shape[prev] == 1 || it->shape[d] == 1 ||
+                  it->strides[prev][op] * it->shape[prev] == it->strides[d][op];
+        }
+        if (can) {
+            if (it->shape[prev] == 1) {
+                memcpy(it->strides[prev], it->strides[d], sizeof(it->strides[0]));
+            }
+            it->shape[prev] *= it->shape[d];
+        }
+        else {
+            prev++;
+            if (prev != d) {
+                it->shape[prev] = it->shape[d];
+                memcpy(it->strides[prev], it->strides[d], sizeof(it->strides[0]));
+            }
+        }
+    }
+    it->ndim = prev + 1;
+}
+
+/* Run elements [begin, end) of the (ordered, coalesced) iteration space. */
+static int
+run_range(const iter_state *it, int64_t begin, int64_t end, ct_loop loop,
+          void *ctx)
+{
+    int64_t idx[CT_MAX_DIMS];
+    char *ptr[CT_ITER_MAX_OPS];
+    int64_t rem = begin;
+
+    for (int op = 0; op < it->nops; op++) {
+        ptr[op] = it->data[op];
+    }
+    for (int d = 0; d < it->ndim; d++) {
+        idx[d] = rem % it->shape[d];
+        rem /= it->shape[d];
+        for (int op = 0; op < it->nops; op++) {
+            ptr[op] += idx[d] * it->strides[d][op];
+        }
+    }
+    int64_t todo = end - begin;
+    while (todo > 0) {
+        int64_t n = it->shape[0] - idx[0];
+        if (n > todo) {
+            n = todo;
+        }
+        if (loop(ptr, it->strides[0], n, ctx) < 0) {
+            return -1;
+        }
+        todo -= n;
+        if (todo == 0) {
+            break;
+        }
+        /* advance the counter: inner dim wraps, carry outward */
+        for (int op = 0; op < it->nops; op++) {
+            ptr[op] -= idx[0] * it->strides[0][op];
+        }
+        idx[0] = 0;
+        for (int d = 1; d < it->ndim; d++) {
+            idx[d]++;
+            for (int op = 0; op < it->nops; op++) {
+                ptr[op] += it->strides[d][op];
+            }
+            if (idx[d] < it->shape[d]) {
+                break;
+            }
+            for (int op = 0; op < it->nops; op++) {
+                ptr[op] -= idx[d] * it->strides[d][op];
+            }
+            idx[d] = 0;
+        }
+    }
+    return 0;
+}
+
+int
+ct_iter_run(int nops, ct_tensor *const *ops, ct_loop loop, void *ctx)
+{
+    iter_state it;
+    int perm[CT_MAX_DIMS];
+    const ct_tensor *out = ops[0];
+
+    CT_ASSERT(nops >= 1 && nops <= CT_ITER_MAX_OPS);
+    if (out->numel == 0) {
+        return 0;
+    }
+    it.nops = nops;
+    it.ndim = out->ndim;
+    it.numel = out->numel;
+    for (int d = 0; d < it.ndim; d++) {
+        it.shape[d] = out->sizes[out->ndim - 1 - d];
+    }
+    for (int op = 0; op < nops; op++) {
+        CT_ASSERT(ops[op]->ndim <= out->ndim);
+        broadcast_strides(ops[op], it.ndim, out->sizes, it.strides, op);
+        it.data[op] = ct_tensor_data(ops[op]);
+    }
+    order_dims(&it, perm);
+    apply_perm(&it, perm);
+    coalesce(&it);
+    if (it.ndim == 0) {
+        it.ndim = 1;
+        it.shape[0] = 1;
+        for (int op = 0; op < nops; op++) {
+            it.strides[0][op] = 0;
+        }
+    }
+
+    int nthreads = omp_get_max_threads();
+    int64_t chunks = it.numel / CT_GRAIN_SIZE;
+    if (chunks < nthreads) {
+        nthreads = (int)(chunks > 1 ? chunks : 1);
+    }
+    if (nthreads <= 1 || omp_in_parallel()) {
+        return run_range(&it, 0, it.numel, loop, ctx);
+    }
+
+    int failed = 0;
+    ct_error_state err;
+#pragma omp parallel num_threads(nthreads)
+    {
+        int tid = omp_get_thread_num(), nt = omp_get_num_threads();
+        int64_t per = (it.numel + nt - 1) / nt;
+        int64_t begin = per * tid, end = begin + per;
+        if (end > it.numel) {
+            end = it.numel;
+        }
+        if (begin < end && run_range(&it, begin, end, loop, ctx) < 0) {
+#pragma omp critical(ct_iter_error)
+            {
+                if (!failed) {
+                    failed = 1;
+                    ct_error_fetch(&err);
+                }
+            }
+        }
+    }
+    if (failed) {
+        ct_error_restore(&err);
+        return -1;
+    }
+    return 0;
+}
+
+ct_tensor *
+ct_iter_new_output(int nin, const ct_tensor *const *ins, int ndim,
+                   const int64_t *shape, ct_dtype dtype)
+{
+    iter_state it;
+    int perm[CT_MAX_DIMS];
+    int64_t strides[CT_MAX_DIMS];
+    bool all_contiguous = true;
+
+    for (int i = 0; i < nin; i++) {
+        all_contiguous &= ins[i]->ndim == ndim && ct_tensor_is_contiguous(ins[i]) &&
+                          memcmp(ins[i]->sizes, shape, sizeof(int64_t) * (size_t)ndim) == 0;
+    }
+    if (all_contiguous || ndim <= 1) {
+        return ct_empty(ndim, shape, dtype, ct_device_cpu());
+    }
+    it.nops = nin;
+    it.ndim = ndim;
+    for (int d = 0; d < ndim; d++) {
+        it.shape[d] = shape[ndim - 1 - d];
+    }
+    for (int op = 0; op < nin; op++) {
+        broadcast_strides(ins[op], ndim, shape, it.strides, op);
+    }
+    order_dims(&it, perm);
+    /* perm[i] (innermost first) is iterator dim perm[i] = tensor dim
+     * ndim-1-perm[i]; lay the output out densely in that order */
+    int64_t s = 1;
+    for (int i = 0; i < ndim; i++) {
+        int td = ndim - 1 - perm[i];
+        strides[td] = s;
+        s *= shape[td] > 1 ? shape[td] : 1;
+    }
+    return ct_empty_strided(ndim, shape, strides, dtype, ct_device_cpu());
+}
+
+int
+ct_iter_check_out(ct_tensor *out, ct_out_mode mode, int ndim, const int64_t *shape)
+{
+    char b1[256], b2[256];
+
+    if (out->ndim == ndim &&
+        memcmp(out->sizes, shape, sizeof(int64_t) * (size_t)ndim) == 0) {
+        return 0;
+    }
+    if (mode == CT_OUT_INPLACE) {
+        return ct_error(CT_ERR_RUNTIME, "output with shape %s doesn't match the "
+                        "broadcast shape %s",
+                        ct_format_sizes(out->ndim, out->sizes, b1, sizeof b1),
+                        ct_format_sizes(ndim, shape, b2, sizeof b2));
+    }
+    if (out->numel != 0) {
+        ct_warn("An output with one or more elements was resized since it had "
+                "shape %s, which does not match the required output shape %s. "
+                "This behavior is deprecated, and in a future PyTorch release "
+                "outputs will not be resized unless they have zero elements. "
+                "You can explicitly reuse an out tensor t by resizing it, "
+                "inplace, to zero elements with t.resize_(0).",
+                ct_format_sizes(out->ndim, out->sizes, b1, sizeof b1),
+                ct_format_sizes(ndim, shape, b2, sizeof b2));
+    }
+    return ct_tensor_resize_(out, ndim, shape);
+}
+
+/* Byte range [lo, hi) that t's elements touch. */
+static void
+byte_extent(const ct_tensor *t, const char **lo, const char **hi)
+{
+    int64_t item = (int64_t)ct_dtype_itemsize(t->dtype);
+    int64_t min = 0, max = 0;
+    for (int d = 0; d < t->ndim; d++) {
+        int64_t span = (t->sizes[d] - 1) * t->strides[d];
+        if (span < 0) {
+            min += span;
+        }
+        else {
+            max += span;
+        }
+    }
+    *lo = ct_tensor_data(t) + min * item;
+    *hi = ct_tensor_data(t) + (max + 1) * item;
+}
+
+bool
+ct_iter_partial_overlap(const ct_tensor *a, const ct_tensor *b)
+{
+    const char *alo, *ahi, *blo, *bhi;
+
+    if (a->storage != b->storage || a->numel == 0 || b->numel == 0) {
+        return false;
+    }
+    if (a->offset == b->offset && a->ndim == b->ndim && a->dtype == b->dtype &&
+        memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->ndim) == 0 &&
+        memcmp(a->strides, b->strides, sizeof(int64_t) * (size_t)a->ndim) == 0) {
+        return false;       /* the same elements: in place is fine */
+    }
+    byte_extent(a, &alo, &ahi);
+    byte_extent(b, &blo, &bhi);
+    return alo < bhi && blo < ahi;
+}
+
+int
+ct_get_num_threads(void)
+{
+    return omp_get_max_threads();
+}
+
+void
+ct_set_num_threads(int n)
+{
+    omp_set_num_threads(n > 0 ? n : omp_get_num_procs());
+}

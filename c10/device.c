@@ -1,0 +1,47 @@
+/* c10/device.c -- device names and parsing. */
+#include <ctorch/device.h>
+#include <ctorch/error.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const device_names[CT_DEVICE_TYPE_COUNT] = {
+#define X(E, N) [E] = N,
+    CT_FORALL_DEVICE_TYPES(X)
+#undef X
+};
+
+const char *
+ct_device_type_name(ct_device_type t)
+{
+    return device_names[t];
+}
+
+int
+ct_device_parse(const char *s, ct_device *out)
+{
+    const char *colon = strchr(s, ':');
+    size_t len = colon ? (size_t)(colon - s) : strlen(s);
+
+    for (int i = 0; i < CT_DEVICE_TYPE_COUNT; i++) {
+        if (strlen(device_names[i]) == len && strncmp(s, device_names[i], len) == 0) {
+            out->type = (ct_device_type)i;
+            out->index = -1;
+            if (colon != NULL) {
+                char *end;
+                const char *digits = colon + 1;
+                long idx = strtol(digits, &end, 10);
+                if (*digits < '0' || *digits > '9' || *end != '\0' || idx > 127 ||
+                    (digits[0] == '0' && digits[1] != '\0')) {
+                    return ct_error(CT_ERR_RUNTIME, "Invalid device string: '%s'", s);
+                }
+                out->index = (int)idx;
+            }
+            return 0;
+        }
+    }
+    return ct_error(CT_ERR_RUNTIME,
+                    "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, "
+                    "ideep, hip, ve, fpga, ort, xla, lazy, vulkan, mps, meta, hpu, "
+                    "privateuseone device type at start of device string: %s", s);
+}
