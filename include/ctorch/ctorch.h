@@ -20,6 +20,7 @@
 
 #include "allocator.h"
 #include "device.h"
+#include "dlpack.h"
 #include "dtype.h"
 #include "error.h"
 #include "ops.h"

@@ -1,0 +1,116 @@
+/* csrc/python/ctpy.h -- shared declarations of the _C extension.
+ *
+ * Only csrc/python/ includes Python.h.  Conventions are CPython's: new
+ * references are returned, arguments are borrowed, NULL / -1 means an
+ * exception is set.  A ct_tensor and its Python object point at each other:
+ * the Python object owns one reference to the tensor, the tensor keeps a
+ * borrowed back-pointer (t->pyobj) so the same object is returned every
+ * time the tensor reaches Python (PyTorch's PyObject preservation).
+ */
+#ifndef CTORCH_CTPY_H
+#define CTORCH_CTPY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <ctorch/ctorch.h>
+
+typedef struct {
+    PyObject_HEAD
+    ct_tensor *t;               /* owned */
+    PyObject *dict;
+    PyObject *weaklist;
+} CtTensorObject;
+
+typedef struct {
+    PyObject_HEAD
+    ct_dtype dtype;
+} CtDtypeObject;
+
+typedef struct {
+    PyObject_HEAD
+    ct_device device;
+} CtDeviceObject;
+
+extern PyTypeObject CtTensor_Type;  /* _C.TensorBase */
+extern PyTypeObject CtDtype_Type;
+extern PyTypeObject CtDevice_Type;
+extern PyTypeObject CtSize_Type;
+extern PyTypeObject CtStorage_Type;
+
+/* Ops on more elements than this release the GIL while they run. */
+#define CTPY_GIL_NUMEL 65536
+
+/* The Python class used for new tensors (ctorch.Tensor, set at import). */
+extern PyTypeObject *ctpy_tensor_class;
+/* The name prefix for dtype reprs ("torch"). */
+extern const char *ctpy_name_prefix;
+
+static inline int
+ctpy_is_tensor(PyObject *o)
+{
+    return PyObject_TypeCheck(o, &CtTensor_Type);
+}
+
+static inline ct_tensor *
+ctpy_tensor(PyObject *o)
+{
+    return ((CtTensorObject *)o)->t;
+}
+
+/* errors.c */
+PyObject *ctpy_raise(void);         /* ct error -> exception; returns NULL */
+int ctpy_raise_int(void);           /* same, returns -1 */
+int ctpy_flush_warnings(void);      /* ct warnings -> UserWarning; -1 on error */
+/* Steal-free wrap of an op result: NULL -> raise; else wrap, drop our ref. */
+PyObject *ctpy_result(ct_tensor *t);
+
+/* tensor.c */
+PyObject *ctpy_wrap(ct_tensor *t);  /* new reference to t's Python object */
+PyObject *ctpy_wrap_as(ct_tensor *t, PyTypeObject *type);
+void ctpy_init_tensor_hooks(void);
+int ctpy_set_requires_grad(ct_tensor *t, bool value);
+/* A detached alias: same storage and geometry, no autograd state. */
+ct_tensor *ctpy_alias(const ct_tensor *t);
+int ctpy_tensor_setup_type(void);
+extern PyMethodDef ctpy_tensor_methods[];
+
+/* dtype.c / device.c / size.c */
+PyObject *ctpy_dtype_obj(ct_dtype d);   /* borrowed singleton */
+int ctpy_dtype_add_to_module(PyObject *m);
+PyObject *ctpy_device_new(ct_device d);
+PyObject *ctpy_size_new(int ndim, const int64_t *sizes);
+
+/* numpy.c */
+int ctpy_numpy_init(void);
+bool ctpy_numpy_available(void);
+PyObject *ctpy_from_numpy(PyObject *self, PyObject *arr);
+PyObject *ctpy_tensor_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames);
+bool ctpy_is_ndarray(PyObject *o);
+bool ctpy_is_numpy_scalar(PyObject *o);
+/* numpy dtype of an array / scalar as a ct dtype; -1 with TypeError. */
+int ctpy_numpy_dtype(PyObject *arr_or_scalar, ct_dtype *out);
+/* Copy of an ndarray in dtype (CT_DTYPE_COUNT: the array's own). */
+ct_tensor *ctpy_tensor_from_ndarray(PyObject *arr, ct_dtype dtype, bool copy);
+
+/* tensor_new.c */
+ct_tensor *ctpy_tensor_from_data(PyObject *data, ct_dtype dtype, bool copy_numpy,
+                                 bool infer_default_float);
+PyObject *ctpy_tensor_tolist(PyObject *self, PyObject *unused);
+PyObject *ctpy_scalar_to_py(ct_scalar s);
+/* Python number -> ct_scalar; -1 with TypeError when o is not a number. */
+int ctpy_to_scalar(PyObject *o, ct_scalar *out);
+
+/* storage.c */
+PyObject *ctpy_storage_new(ct_storage *s);
+ct_storage *ctpy_storage_of(PyObject *o);
+
+/* dlpack.c */
+PyObject *ctpy_to_dlpack(PyObject *self, PyObject *tensor);
+PyObject *ctpy_from_dlpack_capsule(PyObject *self, PyObject *capsule);
+
+/* functions.c */
+extern PyMethodDef ctpy_functions[];
+
+#endif

@@ -1,0 +1,69 @@
+/* csrc/python/errors.c -- the ct error slot and warnings, as Python sees
+ * them.  The exception class for each code comes from CT_ERROR_MAP. */
+#include "ctpy.h"
+
+static PyObject **
+exception_for(ct_errcode code)
+{
+    static PyObject **table[CT_ERR_COUNT] = {
+        [CT_OK] = &PyExc_RuntimeError,
+        [CT_ERR_RUNTIME] = &PyExc_RuntimeError,
+        [CT_ERR_TYPE] = &PyExc_TypeError,
+        [CT_ERR_VALUE] = &PyExc_ValueError,
+        [CT_ERR_INDEX] = &PyExc_IndexError,
+        [CT_ERR_NOMEM] = &PyExc_MemoryError,
+        [CT_ERR_NOTIMPL] = &PyExc_NotImplementedError,
+        [CT_ERR_OVERFLOW] = &PyExc_OverflowError,
+        [CT_ERR_ZERODIV] = &PyExc_ZeroDivisionError,
+    };
+    return table[code];
+}
+
+int
+ctpy_flush_warnings(void)
+{
+    char buf[512];
+    while (ct_warning_pop(buf, sizeof buf)) {
+        if (PyErr_WarnEx(PyExc_UserWarning, buf, 1) < 0) {
+            while (ct_warning_pop(buf, sizeof buf)) {
+            }
+            return -1;
+        }
+    }
+    return 0;
+}
+
+PyObject *
+ctpy_raise(void)
+{
+    ct_errcode code = ct_error_code();
+    /* a MemoryError subclass check is not needed: the code decides */
+    PyErr_SetString(*exception_for(code), ct_error_message());
+    ct_error_clear();
+    char buf[512];
+    while (ct_warning_pop(buf, sizeof buf)) {
+    }
+    return NULL;
+}
+
+int
+ctpy_raise_int(void)
+{
+    ctpy_raise();
+    return -1;
+}
+
+PyObject *
+ctpy_result(ct_tensor *t)
+{
+    if (t == NULL) {
+        return ctpy_raise();
+    }
+    if (ct_warning_pending() && ctpy_flush_warnings() < 0) {
+        ct_tensor_decref(t);
+        return NULL;
+    }
+    PyObject *r = ctpy_wrap(t);
+    ct_tensor_decref(t);
+    return r;
+}

@@ -1,0 +1,643 @@
+/* csrc/python/tensor.c -- the Tensor type object (_C.TensorBase): lifetime,
+ * properties, number and mapping slots.  Methods are in tensor_methods.c,
+ * indexing in tensor_index.c.
+ *
+ * Note [PyObject preservation]
+ * A ct_tensor keeps a borrowed pointer to its Python object (t->pyobj); the
+ * object owns a reference to the tensor.  ctpy_wrap returns that object when
+ * it exists, so `x.grad is x.grad` and subclass instances (nn.Parameter)
+ * come back as themselves.  When the Python object dies, the pointer is
+ * cleared; when the tensor dies first (it cannot, the object owns it) the
+ * free hook would clear it.
+ */
+#include "argparse.h"
+
+#include <structmember.h>
+
+PyTypeObject *ctpy_tensor_class = &CtTensor_Type;
+const char *ctpy_name_prefix = "torch";
+
+PyObject *
+ctpy_wrap_as(ct_tensor *t, PyTypeObject *type)
+{
+    if (t->pyobj != NULL) {
+        return Py_NewRef((PyObject *)t->pyobj);
+    }
+    CtTensorObject *o = (CtTensorObject *)type->tp_alloc(type, 0);
+    if (o == NULL) {
+        return NULL;
+    }
+    ct_tensor_incref(t);
+    o->t = t;
+    t->pyobj = o;
+    return (PyObject *)o;
+}
+
+PyObject *
+ctpy_wrap(ct_tensor *t)
+{
+    return ctpy_wrap_as(t, ctpy_tensor_class);
+}
+
+static void
+clear_back_pointer(ct_tensor *t)
+{
+    t->pyobj = NULL;
+}
+
+void
+ctpy_init_tensor_hooks(void)
+{
+    ct_tensor_set_free_hook(clear_back_pointer);
+}
+
+static int
+tensor_traverse(CtTensorObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->dict);
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+}
+
+static int
+tensor_clear(CtTensorObject *self)
+{
+    Py_CLEAR(self->dict);
+    return 0;
+}
+
+static void
+tensor_dealloc(CtTensorObject *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    if (self->weaklist != NULL) {
+        PyObject_ClearWeakRefs((PyObject *)self);
+    }
+    tensor_clear(self);
+    if (self->t != NULL) {
+        if (self->t->pyobj == self) {
+            self->t->pyobj = NULL;
+        }
+        ct_tensor_decref(self->t);
+        self->t = NULL;
+    }
+    type->tp_free((PyObject *)self);
+    if (type->tp_flags & Py_TPFLAGS_HEAPTYPE) {
+        Py_DECREF(type);
+    }
+}
+
+/* --- legacy constructor: Tensor(), Tensor(2, 3), Tensor(size), Tensor(data),
+ *     Tensor(tensor) ---------------------------------------------------- */
+static PyObject *
+tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    ct_dtype dtype = ct_default_dtype();
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    ct_tensor *t = NULL;
+    int64_t sizes[CT_MAX_DIMS];
+
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs) > 0) {
+        PyObject *dev = PyDict_GetItemString(kwargs, "device");
+        if (dev == NULL || PyDict_GET_SIZE(kwargs) > 1) {
+            PyErr_SetString(PyExc_TypeError, "new() received an invalid combination "
+                            "of arguments");
+            return NULL;
+        }
+    }
+    if (n == 1 && ctpy_is_tensor(PyTuple_GET_ITEM(args, 0))) {
+        PyObject *o = PyTuple_GET_ITEM(args, 0);
+        if (ctpy_tensor(o)->dtype != dtype) {
+            PyErr_Format(PyExc_TypeError, "expected %s (got %s)",
+                         ct_dtype_table[dtype].legacy,
+                         ct_dtype_table[ctpy_tensor(o)->dtype].legacy);
+            return NULL;
+        }
+        return Py_NewRef(o);
+    }
+    bool all_ints = true;
+    for (Py_ssize_t i = 0; i < n && all_ints; i++) {
+        int rc = ctpy_to_int64(PyTuple_GET_ITEM(args, i), &sizes[i]);
+        if (rc < 0) {
+            return NULL;
+        }
+        all_ints = rc == 0 && i < CT_MAX_DIMS;
+    }
+    if (n == 1 && Py_IS_TYPE(PyTuple_GET_ITEM(args, 0), &CtSize_Type)) {
+        int nd;
+        if (ctpy_to_intlist(PyTuple_GET_ITEM(args, 0), &nd, sizes, "new", "size") != 0) {
+            return NULL;
+        }
+        t = ct_empty(nd, sizes, dtype, ct_device_cpu());
+    }
+    else if (n == 0) {
+        int64_t zero = 0;
+        t = ct_empty(1, &zero, dtype, ct_device_cpu());
+    }
+    else if (all_ints) {
+        t = ct_empty((int)n, sizes, dtype, ct_device_cpu());
+    }
+    else if (n == 1) {
+        t = ctpy_tensor_from_data(PyTuple_GET_ITEM(args, 0), dtype, true, false);
+        if (t == NULL && PyErr_Occurred()) {
+            return NULL;
+        }
+    }
+    else {
+        PyErr_Format(PyExc_TypeError, "new(): argument 'size' must be tuple of ints, "
+                     "but found element of type %s at pos 1",
+                     Py_TYPE(PyTuple_GET_ITEM(args, 0))->tp_name);
+        return NULL;
+    }
+    if (t == NULL) {
+        return ctpy_raise();
+    }
+    PyObject *r = ctpy_wrap_as(t, type == &CtTensor_Type ? ctpy_tensor_class : type);
+    ct_tensor_decref(t);
+    return r;
+}
+
+/* --- properties --------------------------------------------------------- */
+static PyObject *
+get_shape(CtTensorObject *self, void *c)
+{
+    (void)c;
+    return ctpy_size_new(self->t->ndim, self->t->sizes);
+}
+
+static PyObject *
+get_dtype(CtTensorObject *self, void *c)
+{
+    (void)c;
+    return Py_NewRef(ctpy_dtype_obj(self->t->dtype));
+}
+
+static PyObject *
+get_device(CtTensorObject *self, void *c)
+{
+    (void)c;
+    return ctpy_device_new(ct_tensor_device(self->t).type == CT_DEVICE_CPU
+                               ? ct_device_cpu()
+                               : ct_tensor_device(self->t));
+}
+
+static PyObject *
+get_ndim(CtTensorObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromLong(self->t->ndim);
+}
+
+static PyObject *
+get_requires_grad(CtTensorObject *self, void *c)
+{
+    (void)c;
+    return PyBool_FromLong(self->t->flags & CT_TENSOR_REQUIRES_GRAD);
+}
+
+int
+ctpy_set_requires_grad(ct_tensor *t, bool value)
+{
+    if (value && !ct_dtype_is_floating(t->dtype)) {
+        PyErr_SetString(PyExc_RuntimeError, "only Tensors of floating point and "
+                        "complex dtype can require gradients");
+        return -1;
+    }
+    if (value) {
+        t->flags |= CT_TENSOR_REQUIRES_GRAD;
+    }
+    else {
+        t->flags &= ~(unsigned)CT_TENSOR_REQUIRES_GRAD;
+    }
+    return 0;
+}
+
+static int
+set_requires_grad(CtTensorObject *self, PyObject *v, void *c)
+{
+    (void)c;
+    if (v == NULL || !PyBool_Check(v)) {
+        PyErr_SetString(PyExc_TypeError, "requires_grad must be a bool");
+        return -1;
+    }
+    return ctpy_set_requires_grad(self->t, v == Py_True);
+}
+
+static PyObject *
+get_true(CtTensorObject *self, void *c)
+{
+    (void)self;
+    (void)c;
+    Py_RETURN_TRUE;
+}
+
+static PyObject *
+get_false(CtTensorObject *self, void *c)
+{
+    (void)self;
+    (void)c;
+    Py_RETURN_FALSE;
+}
+
+static PyObject *
+get_none(CtTensorObject *self, void *c)
+{
+    (void)self;
+    (void)c;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+get_is_cpu(CtTensorObject *self, void *c)
+{
+    (void)c;
+    return PyBool_FromLong(ct_tensor_device(self->t).type == CT_DEVICE_CPU);
+}
+
+static PyObject *
+get_is_cuda(CtTensorObject *self, void *c)
+{
+    (void)c;
+    return PyBool_FromLong(ct_tensor_device(self->t).type == CT_DEVICE_CUDA);
+}
+
+static PyObject *
+get_is_quantized(CtTensorObject *self, void *c)
+{
+    (void)c;
+    return PyBool_FromLong(ct_dtype_table[self->t->dtype].is_quantized);
+}
+
+static PyObject *
+get_grad(CtTensorObject *self, void *c)
+{
+    (void)c;
+    if (self->t->grad == NULL) {
+        Py_RETURN_NONE;
+    }
+    return ctpy_wrap(self->t->grad);
+}
+
+static int
+set_grad(CtTensorObject *self, PyObject *v, void *c)
+{
+    (void)c;
+    if (v == NULL || v == Py_None) {
+        ct_tensor_decref(self->t->grad);
+        self->t->grad = NULL;
+        return 0;
+    }
+    if (!ctpy_is_tensor(v)) {
+        PyErr_SetString(PyExc_TypeError, "assigned grad expected to be a Tensor or None "
+                        "but got grad of type %s");
+        return -1;
+    }
+    ct_tensor *g = ctpy_tensor(v);
+    if (g->dtype != self->t->dtype) {
+        PyErr_SetString(PyExc_RuntimeError, "assigned grad has data of a different type");
+        return -1;
+    }
+    if (g->ndim != self->t->ndim ||
+        memcmp(g->sizes, self->t->sizes, sizeof(int64_t) * (size_t)g->ndim) != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "assigned grad has data of a different size");
+        return -1;
+    }
+    ct_tensor_incref(g);
+    ct_tensor_decref(self->t->grad);
+    self->t->grad = g;
+    return 0;
+}
+
+ct_tensor *
+ctpy_alias(const ct_tensor *t)
+{
+    ct_tensor *r = ct_tensor_new(t->storage, t->offset, t->ndim, t->sizes,
+                                 t->strides, t->dtype);
+    if (r != NULL) {
+        r->q_scale = t->q_scale;
+        r->q_zero_point = t->q_zero_point;
+    }
+    return r;
+}
+
+static PyObject *
+get_data(CtTensorObject *self, void *c)
+{
+    (void)c;
+    return ctpy_result(ctpy_alias(self->t));
+}
+
+static int
+set_data(CtTensorObject *self, PyObject *v, void *c)
+{
+    (void)c;
+    if (v == NULL || !ctpy_is_tensor(v)) {
+        PyErr_SetString(PyExc_TypeError, "Variable data has to be a tensor, but "
+                        "got Variable");
+        return -1;
+    }
+    ct_tensor *src = ctpy_tensor(v), *t = self->t;
+    if (ct_tensor_set_geometry(t, src->ndim, src->sizes, src->strides) < 0) {
+        return ctpy_raise_int();
+    }
+    ct_storage_incref(src->storage);
+    ct_storage_decref(t->storage);
+    t->storage = src->storage;
+    t->offset = src->offset;
+    t->dtype = src->dtype;
+    t->q_scale = src->q_scale;
+    t->q_zero_point = src->q_zero_point;
+    return 0;
+}
+
+static PyObject *
+get_base(CtTensorObject *self, void *c)
+{
+    (void)c;
+    if (self->t->base == NULL) {
+        Py_RETURN_NONE;
+    }
+    return ctpy_wrap(self->t->base);
+}
+
+static PyObject *
+get_nbytes(CtTensorObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromLongLong(self->t->numel *
+                               (int64_t)ct_dtype_itemsize(self->t->dtype));
+}
+
+static PyObject *
+get_itemsize(CtTensorObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromSize_t(ct_dtype_itemsize(self->t->dtype));
+}
+
+static PyObject *
+get_output_nr(CtTensorObject *self, void *c)
+{
+    (void)self;
+    (void)c;
+    return PyLong_FromLong(0);
+}
+
+static PyObject *
+get_version(CtTensorObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromLong(atomic_load(&self->t->storage->version));
+}
+
+static PyGetSetDef tensor_getset[] = {
+    {"shape", (getter)get_shape, NULL, NULL, NULL},
+    {"dtype", (getter)get_dtype, NULL, NULL, NULL},
+    {"device", (getter)get_device, NULL, NULL, NULL},
+    {"ndim", (getter)get_ndim, NULL, NULL, NULL},
+    {"requires_grad", (getter)get_requires_grad, (setter)set_requires_grad, NULL, NULL},
+    {"is_leaf", (getter)get_true, NULL, NULL, NULL},
+    {"grad_fn", (getter)get_none, NULL, NULL, NULL},
+    {"grad", (getter)get_grad, (setter)set_grad, NULL, NULL},
+    {"data", (getter)get_data, (setter)set_data, NULL, NULL},
+    {"_base", (getter)get_base, NULL, NULL, NULL},
+    {"is_quantized", (getter)get_is_quantized, NULL, NULL, NULL},
+    {"is_cuda", (getter)get_is_cuda, NULL, NULL, NULL},
+    {"is_cpu", (getter)get_is_cpu, NULL, NULL, NULL},
+    {"is_sparse", (getter)get_false, NULL, NULL, NULL},
+    {"is_mkldnn", (getter)get_false, NULL, NULL, NULL},
+    {"is_meta", (getter)get_false, NULL, NULL, NULL},
+    {"is_nested", (getter)get_false, NULL, NULL, NULL},
+    {"nbytes", (getter)get_nbytes, NULL, NULL, NULL},
+    {"itemsize", (getter)get_itemsize, NULL, NULL, NULL},
+    {"output_nr", (getter)get_output_nr, NULL, NULL, NULL},
+    {"_version", (getter)get_version, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* --- number slots -------------------------------------------------------- */
+/* Operand as a tensor: borrowed when it is one, a new wrapped number when
+ * it is a Python number, NULL (no exception) when it is neither. */
+static ct_tensor *
+operand(PyObject *o, bool *owned)
+{
+    *owned = false;
+    if (ctpy_is_tensor(o)) {
+        return ctpy_tensor(o);
+    }
+    ct_scalar s;
+    if (ctpy_to_scalar(o, &s) != 0) {
+        PyErr_Clear();
+        return NULL;
+    }
+    *owned = true;
+    return ct_scalar_tensor(s);
+}
+
+static PyObject *
+binary_slot(ct_binary_op op, PyObject *a, PyObject *b, bool inplace)
+{
+    bool oa, ob;
+    ct_tensor *ta = operand(a, &oa), *tb;
+    if (ta == NULL) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    tb = operand(b, &ob);
+    if (tb == NULL) {
+        if (oa) {
+            ct_tensor_decref(ta);
+        }
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    ct_tensor *r;
+    if (ta->numel + tb->numel > CTPY_GIL_NUMEL) {
+        Py_BEGIN_ALLOW_THREADS
+        r = ct_binary(op, ta, tb, ct_scalar_int(1), inplace ? ta : NULL,
+                      inplace ? CT_OUT_INPLACE : CT_OUT_NEW);
+        Py_END_ALLOW_THREADS
+    }
+    else {
+        r = ct_binary(op, ta, tb, ct_scalar_int(1), inplace ? ta : NULL,
+                      inplace ? CT_OUT_INPLACE : CT_OUT_NEW);
+    }
+    if (oa) {
+        ct_tensor_decref(ta);
+    }
+    if (ob) {
+        ct_tensor_decref(tb);
+    }
+    return ctpy_result(r);
+}
+
+static PyObject *nb_add(PyObject *a, PyObject *b) { return binary_slot(CT_BINARY_ADD, a, b, false); }
+static PyObject *nb_sub(PyObject *a, PyObject *b) { return binary_slot(CT_BINARY_SUB, a, b, false); }
+static PyObject *nb_mul(PyObject *a, PyObject *b) { return binary_slot(CT_BINARY_MUL, a, b, false); }
+static PyObject *nb_div(PyObject *a, PyObject *b) { return binary_slot(CT_BINARY_DIV, a, b, false); }
+static PyObject *nb_iadd(PyObject *a, PyObject *b) { return binary_slot(CT_BINARY_ADD, a, b, true); }
+static PyObject *nb_isub(PyObject *a, PyObject *b) { return binary_slot(CT_BINARY_SUB, a, b, true); }
+static PyObject *nb_imul(PyObject *a, PyObject *b) { return binary_slot(CT_BINARY_MUL, a, b, true); }
+static PyObject *nb_idiv(PyObject *a, PyObject *b) { return binary_slot(CT_BINARY_DIV, a, b, true); }
+
+static PyObject *
+nb_neg(PyObject *a)
+{
+    ct_tensor *t = ctpy_tensor(a);
+    if (t->dtype == CT_DTYPE_BOOL) {
+        PyErr_SetString(PyExc_RuntimeError, "Negation, the `-` operator, on a bool "
+                        "tensor is not supported. If you are trying to invert a "
+                        "mask, use the `~` or `logical_not()` operator instead.");
+        return NULL;
+    }
+    ct_tensor *m1 = ct_scalar_tensor(ct_scalar_int(-1));
+    if (m1 == NULL) {
+        return ctpy_raise();
+    }
+    ct_tensor *r = ct_mul(t, m1);
+    ct_tensor_decref(m1);
+    return ctpy_result(r);
+}
+
+static PyObject *
+nb_pos(PyObject *a)
+{
+    return Py_NewRef(a);
+}
+
+/* int(t), float(t), bool(t), operator.index(t) */
+static int
+single_value(PyObject *self, ct_scalar *s, const char *what)
+{
+    ct_tensor *t = ctpy_tensor(self);
+    if (t->numel != 1) {
+        PyErr_SetString(PyExc_ValueError, what);
+        return -1;
+    }
+    if (ct_dtype_table[t->dtype].is_quantized) {
+        PyErr_SetString(PyExc_RuntimeError, "item() is not supported for quantized "
+                        "tensors");
+        return -1;
+    }
+    *s = ct_tensor_item_at(t, 0);
+    return 0;
+}
+
+static PyObject *
+nb_int(PyObject *self)
+{
+    ct_scalar s;
+    if (single_value(self, &s, "only one element tensors can be converted to "
+                     "Python scalars") < 0) {
+        return NULL;
+    }
+    if (s.kind == CT_SCALAR_FLOAT) {
+        PyObject *f = PyFloat_FromDouble(s.v.d);
+        if (f == NULL) {
+            return NULL;
+        }
+        PyObject *r = PyNumber_Long(f);
+        Py_DECREF(f);
+        return r;
+    }
+    return PyLong_FromLongLong(ct_scalar_to_int(s));
+}
+
+static PyObject *
+nb_float(PyObject *self)
+{
+    ct_scalar s;
+    if (single_value(self, &s, "only one element tensors can be converted to "
+                     "Python scalars") < 0) {
+        return NULL;
+    }
+    return PyFloat_FromDouble(ct_scalar_to_double(s));
+}
+
+static PyObject *
+nb_index(PyObject *self)
+{
+    ct_tensor *t = ctpy_tensor(self);
+    if (t->numel != 1 || !ct_dtype_is_integral(t->dtype, true)) {
+        PyErr_SetString(PyExc_TypeError, "only integer tensors of a single element "
+                        "can be converted to an index");
+        return NULL;
+    }
+    return PyLong_FromLongLong(ct_scalar_to_int(ct_tensor_item_at(t, 0)));
+}
+
+static int
+nb_bool(PyObject *self)
+{
+    ct_tensor *t = ctpy_tensor(self);
+    if (t->numel == 0) {
+        PyErr_SetString(PyExc_RuntimeError, "Boolean value of Tensor with no values "
+                        "is ambiguous");
+        return -1;
+    }
+    if (t->numel > 1) {
+        PyErr_SetString(PyExc_RuntimeError, "Boolean value of Tensor with more than "
+                        "one value is ambiguous");
+        return -1;
+    }
+    return ct_scalar_to_double(ct_tensor_item_at(t, 0)) != 0.0;
+}
+
+static PyNumberMethods tensor_as_number = {
+    .nb_add = nb_add,
+    .nb_subtract = nb_sub,
+    .nb_multiply = nb_mul,
+    .nb_true_divide = nb_div,
+    .nb_inplace_add = nb_iadd,
+    .nb_inplace_subtract = nb_isub,
+    .nb_inplace_multiply = nb_imul,
+    .nb_inplace_true_divide = nb_idiv,
+    .nb_negative = nb_neg,
+    .nb_positive = nb_pos,
+    .nb_bool = nb_bool,
+    .nb_int = nb_int,
+    .nb_float = nb_float,
+    .nb_index = nb_index,
+};
+
+static Py_ssize_t
+tensor_length(PyObject *self)
+{
+    ct_tensor *t = ctpy_tensor(self);
+    if (t->ndim == 0) {
+        PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
+        return -1;
+    }
+    return (Py_ssize_t)t->sizes[0];
+}
+
+PyObject *ctpy_tensor_getitem(PyObject *self, PyObject *index);
+int ctpy_tensor_setitem(PyObject *self, PyObject *index, PyObject *value);
+
+static PyMappingMethods tensor_as_mapping = {
+    .mp_length = tensor_length,
+    .mp_subscript = ctpy_tensor_getitem,
+    .mp_ass_subscript = ctpy_tensor_setitem,
+};
+
+PyTypeObject CtTensor_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "torch._C._TensorBase",
+    .tp_basicsize = sizeof(CtTensorObject),
+    .tp_dealloc = (destructor)tensor_dealloc,
+    .tp_as_number = &tensor_as_number,
+    .tp_as_mapping = &tensor_as_mapping,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)tensor_traverse,
+    .tp_clear = (inquiry)tensor_clear,
+    .tp_weaklistoffset = offsetof(CtTensorObject, weaklist),
+    .tp_methods = ctpy_tensor_methods,
+    .tp_getset = tensor_getset,
+    .tp_dictoffset = offsetof(CtTensorObject, dict),
+    .tp_new = tensor_new,
+};
+
+int
+ctpy_tensor_setup_type(void)
+{
+    return PyType_Ready(&CtTensor_Type);
+}

@@ -1,0 +1,813 @@
+/* csrc/python/tensor_methods.c -- Tensor methods implemented in C: the
+ * hot and the structural ones.  Thin conveniences live in
+ * python/ctorch/_tensor.py.  Each method: parse, call the C core, wrap. */
+#include "argparse.h"
+
+#include <string.h>
+
+#define SELF ctpy_tensor(self)
+#define FASTCALL_ARGS PyObject *self, PyObject *const *args, Py_ssize_t nargs, \
+                      PyObject *kwnames
+#define METH(name, fn, doc) \
+    {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, doc}
+#define METH0(name, fn, doc) {name, (PyCFunction)fn, METH_NOARGS, doc}
+
+/* Run f(t) with the GIL released when the tensor is large. */
+#define RUN_OP(res, numel, call)             \
+    do {                                     \
+        if ((numel) > CTPY_GIL_NUMEL) {      \
+            Py_BEGIN_ALLOW_THREADS           \
+            res = call;                      \
+            Py_END_ALLOW_THREADS             \
+        }                                    \
+        else {                               \
+            res = call;                      \
+        }                                    \
+    } while (0)
+
+/* Normalised dim for methods taking one; -1 with IndexError. */
+static int
+wrap_dim(int64_t dim, int ndim)
+{
+    int d = ct_wrap_dim(dim, ndim);
+    return d < 0 ? ctpy_raise_int() : d;
+}
+
+static PyObject *
+t_size(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("size(int? dim=None)");
+    ctpy_arg v[1];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    if (v[0].is_none) {
+        return ctpy_size_new(SELF->ndim, SELF->sizes);
+    }
+    int d = wrap_dim(v[0].i, SELF->ndim);
+    if (d < 0) {
+        return NULL;
+    }
+    return PyLong_FromLongLong(SELF->ndim ? SELF->sizes[d] : 1);
+}
+
+static PyObject *
+t_stride(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("stride(int? dim=None)");
+    ctpy_arg v[1];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    if (v[0].is_none) {
+        PyObject *r = PyTuple_New(SELF->ndim);
+        for (int i = 0; r && i < SELF->ndim; i++) {
+            PyTuple_SET_ITEM(r, i, PyLong_FromLongLong(SELF->strides[i]));
+        }
+        return r;
+    }
+    int d = wrap_dim(v[0].i, SELF->ndim);
+    if (d < 0) {
+        return NULL;
+    }
+    return PyLong_FromLongLong(SELF->ndim ? SELF->strides[d] : 1);
+}
+
+static PyObject *
+t_dim(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyLong_FromLong(SELF->ndim);
+}
+
+static PyObject *
+t_numel(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyLong_FromLongLong(SELF->numel);
+}
+
+static PyObject *
+t_storage_offset(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyLong_FromLongLong(SELF->offset);
+}
+
+static PyObject *
+t_is_contiguous(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("is_contiguous(*, object? memory_format=None)");
+    ctpy_arg v[1];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    return PyBool_FromLong(ct_tensor_is_contiguous(SELF));
+}
+
+static PyObject *
+t_element_size(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyLong_FromSize_t(ct_dtype_itemsize(SELF->dtype));
+}
+
+static PyObject *
+t_data_ptr(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyLong_FromVoidPtr(SELF->numel || SELF->storage->nbytes
+                                  ? ct_tensor_data(SELF) : NULL);
+}
+
+static PyObject *
+t_is_floating_point(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyBool_FromLong(ct_dtype_is_floating(SELF->dtype));
+}
+
+static PyObject *
+t_is_signed(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyBool_FromLong(ct_dtype_table[SELF->dtype].is_signed);
+}
+
+static PyObject *
+t_item(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    ct_scalar s;
+    if (ct_dtype_table[SELF->dtype].is_quantized) {
+        ct_tensor *d = ct_dequantize(SELF);
+        if (d == NULL) {
+            return ctpy_raise();
+        }
+        int rc = ct_tensor_item(d, &s);
+        ct_tensor_decref(d);
+        if (rc < 0) {
+            return ctpy_raise();
+        }
+        return ctpy_scalar_to_py(s);
+    }
+    if (ct_tensor_item(SELF, &s) < 0) {
+        return ctpy_raise();
+    }
+    return ctpy_scalar_to_py(s);
+}
+
+/* --- views ------------------------------------------------------------- */
+static PyObject *
+t_view(FASTCALL_ARGS)
+{
+    static ctpy_sig s_size = CTPY_SIG("view(int[] size)");
+    static ctpy_sig s_dtype = CTPY_SIG("view(ScalarType dtype)");
+    static ctpy_sig *sigs[] = {&s_size, &s_dtype};
+    ctpy_arg v[1];
+    int which = ctpy_parse_overloads(sigs, 2, args, nargs, kwnames, v);
+    if (which < 0) {
+        return NULL;
+    }
+    if (which == 1) {
+        if (v[0].dtype == SELF->dtype) {
+            return ctpy_result(ctpy_alias(SELF));
+        }
+        PyErr_SetString(PyExc_RuntimeError, "view(dtype) between dtypes of "
+                        "different sizes is not supported yet");
+        return NULL;
+    }
+    return ctpy_result(ct_view(SELF, v[0].n, v[0].list));
+}
+
+static PyObject *
+t_view_as(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("view_as(Tensor other)");
+    ctpy_arg v[1];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    return ctpy_result(ct_view(SELF, v[0].t->ndim, v[0].t->sizes));
+}
+
+static PyObject *
+t_reshape(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("reshape(int[] shape)");
+    ctpy_arg v[1];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    return ctpy_result(ct_reshape(SELF, v[0].n, v[0].list));
+}
+
+static PyObject *
+t_narrow(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("narrow(int dim, int start, int length)");
+    ctpy_arg v[3];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    return ctpy_result(ct_narrow(SELF, v[0].i, v[1].i, v[2].i));
+}
+
+static PyObject *
+t_select(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("select(int dim, int index)");
+    ctpy_arg v[2];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    return ctpy_result(ct_select(SELF, v[0].i, v[1].i));
+}
+
+static PyObject *
+t_expand(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("expand(int[] size)");
+    ctpy_arg v[1];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    return ctpy_result(ct_expand(SELF, v[0].n, v[0].list));
+}
+
+static PyObject *
+t_expand_as(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("expand_as(Tensor other)");
+    ctpy_arg v[1];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    return ctpy_result(ct_expand(SELF, v[0].t->ndim, v[0].t->sizes));
+}
+
+static PyObject *
+t_permute(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("permute(int[] dims)");
+    ctpy_arg v[1];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    return ctpy_result(ct_permute(SELF, v[0].n, v[0].list));
+}
+
+static PyObject *
+t_transpose(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("transpose(int dim0, int dim1)");
+    ctpy_arg v[2];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    return ctpy_result(ct_transpose(SELF, v[0].i, v[1].i));
+}
+
+static PyObject *
+t_t(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    if (SELF->ndim > 2) {
+        PyErr_Format(PyExc_RuntimeError, "t() expects a tensor with <= 2 dimensions, "
+                     "but self is %dD", SELF->ndim);
+        return NULL;
+    }
+    if (SELF->ndim < 2) {
+        return ctpy_result(ct_transpose(SELF, 0, 0));
+    }
+    return ctpy_result(ct_transpose(SELF, 0, 1));
+}
+
+static PyObject *
+t_unsqueeze(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("unsqueeze(int dim)");
+    ctpy_arg v[1];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    return ctpy_result(ct_unsqueeze(SELF, v[0].i));
+}
+
+static PyObject *
+t_squeeze(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("squeeze(int? dim=None)");
+    ctpy_arg v[1];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    return ctpy_result(ct_squeeze(SELF, v[0].is_none ? NULL : &v[0].i));
+}
+
+static PyObject *
+t_flatten(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("flatten(int start_dim=0, int end_dim=-1)");
+    ctpy_arg v[2];
+    int64_t sizes[CT_MAX_DIMS];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    ct_tensor *t = SELF;
+    if (t->ndim == 0) {
+        int64_t one = 1;
+        return ctpy_result(ct_reshape(t, 1, &one));
+    }
+    int s = wrap_dim(v[0].i, t->ndim), e;
+    if (s < 0 || (e = wrap_dim(v[1].i, t->ndim)) < 0) {
+        return NULL;
+    }
+    if (s > e) {
+        PyErr_SetString(PyExc_RuntimeError, "flatten() has invalid args: start_dim "
+                        "cannot come after end_dim");
+        return NULL;
+    }
+    int n = 0;
+    for (int i = 0; i < s; i++) {
+        sizes[n++] = t->sizes[i];
+    }
+    int64_t prod = 1;
+    for (int i = s; i <= e; i++) {
+        prod *= t->sizes[i];
+    }
+    sizes[n++] = prod;
+    for (int i = e + 1; i < t->ndim; i++) {
+        sizes[n++] = t->sizes[i];
+    }
+    if (s == e) {
+        return Py_NewRef(self);
+    }
+    return ctpy_result(ct_reshape(t, n, sizes));
+}
+
+/* --- copies and conversions -------------------------------------------- */
+static PyObject *
+t_contiguous(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("contiguous(*, object? memory_format=None)");
+    ctpy_arg v[1];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    if (ct_tensor_is_contiguous(SELF)) {
+        return Py_NewRef(self);
+    }
+    ct_tensor *r;
+    RUN_OP(r, SELF->numel, ct_contiguous(SELF));
+    return ctpy_result(r);
+}
+
+static PyObject *
+t_clone(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("clone(*, object? memory_format=None)");
+    ctpy_arg v[1];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    ct_tensor *r;
+    RUN_OP(r, SELF->numel, ct_clone(SELF));
+    if (r != NULL && (SELF->flags & CT_TENSOR_REQUIRES_GRAD)) {
+        r->flags |= CT_TENSOR_REQUIRES_GRAD;
+    }
+    return ctpy_result(r);
+}
+
+static PyObject *
+t_detach(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return ctpy_result(ctpy_alias(SELF));
+}
+
+static PyObject *
+t_detach_(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    SELF->flags &= ~(unsigned)CT_TENSOR_REQUIRES_GRAD;
+    return Py_NewRef(self);
+}
+
+static PyObject *
+t_requires_grad_(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("requires_grad_(bool requires_grad=True)");
+    ctpy_arg v[1];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    if (ctpy_set_requires_grad(SELF, v[0].b) < 0) {
+        return NULL;
+    }
+    return Py_NewRef(self);
+}
+
+/* t.to(dtype), t.to(device, dtype), t.to(other); non_blocking, copy,
+ * memory_format keywords. */
+static PyObject *
+t_to(FASTCALL_ARGS)
+{
+    static ctpy_sig s1 = CTPY_SIG("to(ScalarType dtype, bool non_blocking=False, "
+                                  "bool copy=False, *, object? memory_format=None)");
+    static ctpy_sig s2 = CTPY_SIG("to(Device? device=None, ScalarType? dtype=None, "
+                                  "bool non_blocking=False, bool copy=False, *, "
+                                  "object? memory_format=None)");
+    static ctpy_sig s3 = CTPY_SIG("to(Tensor other, bool non_blocking=False, "
+                                  "bool copy=False, *, object? memory_format=None)");
+    static ctpy_sig *sigs[] = {&s1, &s2, &s3};
+    ctpy_arg v[5];
+    ct_dtype dtype = SELF->dtype;
+    ct_device device = ct_tensor_device(SELF);
+    bool copy;
+
+    int which = ctpy_parse_overloads(sigs, 3, args, nargs, kwnames, v);
+    if (which < 0) {
+        return NULL;
+    }
+    if (which == 0) {
+        dtype = v[0].dtype;
+        copy = v[2].b;
+    }
+    else if (which == 1) {
+        if (!v[0].is_none) {
+            device = v[0].device;
+        }
+        if (!v[1].is_none) {
+            dtype = v[1].dtype;
+        }
+        copy = v[3].b;
+    }
+    else {
+        dtype = v[0].t->dtype;
+        device = ct_tensor_device(v[0].t);
+        copy = v[2].b;
+    }
+    if (device.type != ct_tensor_device(SELF).type) {
+        PyErr_Format(PyExc_RuntimeError, "ctorch was built without CUDA support; "
+                     "cannot move a tensor to '%s'", ct_device_type_name(device.type));
+        return NULL;
+    }
+    if (dtype == SELF->dtype && !copy) {
+        return Py_NewRef(self);
+    }
+    ct_tensor *r;
+    RUN_OP(r, SELF->numel, ct_to_dtype(SELF, dtype, true));
+    if (r != NULL && (SELF->flags & CT_TENSOR_REQUIRES_GRAD) && ct_dtype_is_floating(dtype)) {
+        r->flags |= CT_TENSOR_REQUIRES_GRAD;
+    }
+    return ctpy_result(r);
+}
+
+/* .float(), .double(), ... : to(dtype) without the parsing */
+static PyObject *
+convert_to(PyObject *self, ct_dtype dtype)
+{
+    if (SELF->dtype == dtype) {
+        return Py_NewRef(self);
+    }
+    ct_tensor *r;
+    RUN_OP(r, SELF->numel, ct_to_dtype(SELF, dtype, true));
+    return ctpy_result(r);
+}
+
+#define CONVERSION(NAME, E)                                               \
+    static PyObject *t_to_##NAME(PyObject *self, PyObject *const *args,   \
+                                 Py_ssize_t nargs, PyObject *kwnames)     \
+    {                                                                     \
+        (void)args;                                                       \
+        if (nargs != 0) {                                                 \
+            PyErr_SetString(PyExc_TypeError, #NAME "() takes no positional arguments"); \
+            return NULL;                                                  \
+        }                                                                 \
+        (void)kwnames;                                                    \
+        return convert_to(self, E);                                       \
+    }
+CONVERSION(float, CT_DTYPE_FLOAT32)
+CONVERSION(double, CT_DTYPE_FLOAT64)
+CONVERSION(half, CT_DTYPE_FLOAT16)
+CONVERSION(bfloat16, CT_DTYPE_BFLOAT16)
+CONVERSION(long, CT_DTYPE_INT64)
+CONVERSION(int, CT_DTYPE_INT32)
+CONVERSION(short, CT_DTYPE_INT16)
+CONVERSION(char, CT_DTYPE_INT8)
+CONVERSION(byte, CT_DTYPE_UINT8)
+CONVERSION(bool, CT_DTYPE_BOOL)
+#undef CONVERSION
+
+static PyObject *
+t_copy_(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("copy_(Tensor src, bool non_blocking=False)");
+    ctpy_arg v[2];
+    int rc;
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    RUN_OP(rc, SELF->numel, ct_copy_(SELF, v[0].t));
+    if (rc < 0) {
+        return ctpy_raise();
+    }
+    return Py_NewRef(self);
+}
+
+static PyObject *
+t_fill_(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("fill_(Scalar value)");
+    ctpy_arg v[1];
+    int rc;
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    if (v[0].obj != NULL && ctpy_is_tensor(v[0].obj) && ctpy_tensor(v[0].obj)->ndim != 0) {
+        PyErr_Format(PyExc_RuntimeError, "fill_ only supports 0-dimension value tensor "
+                     "but got tensor with %d dimensions.", ctpy_tensor(v[0].obj)->ndim);
+        return NULL;
+    }
+    RUN_OP(rc, SELF->numel, ct_fill_(SELF, v[0].s));
+    if (rc < 0) {
+        return ctpy_raise();
+    }
+    return Py_NewRef(self);
+}
+
+static PyObject *
+t_zero_(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    int rc;
+    RUN_OP(rc, SELF->numel, ct_fill_(SELF, ct_scalar_int(0)));
+    if (rc < 0) {
+        return ctpy_raise();
+    }
+    return Py_NewRef(self);
+}
+
+static PyObject *
+t_resize_(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("resize_(int[] size, *, object? memory_format=None)");
+    ctpy_arg v[2];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    if (ct_tensor_resize_(SELF, v[0].n, v[0].list) < 0) {
+        return ctpy_raise();
+    }
+    return Py_NewRef(self);
+}
+
+/* --- arithmetic ---------------------------------------------------------- */
+/* One signature per op and form, so messages name the method. */
+static ctpy_sig binary_sigs[CT_BINARY_COUNT][2] = {
+    [CT_BINARY_ADD] = {CTPY_SIG("add(TensorN other, *, Scalar alpha=1, Tensor? out=None)"),
+                       CTPY_SIG("add_(TensorN other, *, Scalar alpha=1)")},
+    [CT_BINARY_SUB] = {CTPY_SIG("sub(TensorN other, *, Scalar alpha=1, Tensor? out=None)"),
+                       CTPY_SIG("sub_(TensorN other, *, Scalar alpha=1)")},
+    [CT_BINARY_MUL] = {CTPY_SIG("mul(TensorN other, *, Tensor? out=None)"),
+                       CTPY_SIG("mul_(TensorN other)")},
+    [CT_BINARY_DIV] = {CTPY_SIG("div(TensorN other, *, str? rounding_mode=None, "
+                                "Tensor? out=None)"),
+                       CTPY_SIG("div_(TensorN other, *, str? rounding_mode=None)")},
+};
+
+static PyObject *
+binary_method(ct_binary_op op, bool inplace, PyObject *self, PyObject *const *args,
+              Py_ssize_t nargs, PyObject *kwnames)
+{
+    ctpy_sig *sig = &binary_sigs[op][inplace];
+    ctpy_arg v[3];
+    ct_scalar alpha = ct_scalar_int(1);
+    ct_tensor *out = NULL, *r;
+
+    if (ctpy_parse(sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    if (op == CT_BINARY_ADD || op == CT_BINARY_SUB) {
+        alpha = v[1].s;
+    }
+    else if (op == CT_BINARY_DIV && !v[1].is_none) {
+        PyErr_SetString(PyExc_NotImplementedError, "div(): rounding_mode is not "
+                        "supported yet");
+        ctpy_release(sig, v);
+        return NULL;
+    }
+    /* out= is the last parameter of the out-of-place forms */
+    ctpy_arg *o = &v[sig->nparams - 1];
+    if (!inplace && !o->is_none) {
+        out = o->t;
+    }
+    ct_out_mode mode = inplace ? CT_OUT_INPLACE : out ? CT_OUT_GIVEN : CT_OUT_NEW;
+    if (inplace) {
+        out = SELF;
+    }
+    RUN_OP(r, SELF->numel + v[0].t->numel, ct_binary(op, SELF, v[0].t, alpha, out, mode));
+    ctpy_release(sig, v);
+    return ctpy_result(r);
+}
+
+#define BINARY_METHODS(NAME, OP)                                                \
+    static PyObject *t_##NAME(FASTCALL_ARGS)                                    \
+    {                                                                           \
+        return binary_method(OP, false, self, args, nargs, kwnames);           \
+    }                                                                           \
+    static PyObject *t_##NAME##_(FASTCALL_ARGS)                                 \
+    {                                                                           \
+        return binary_method(OP, true, self, args, nargs, kwnames);            \
+    }
+BINARY_METHODS(add, CT_BINARY_ADD)
+BINARY_METHODS(sub, CT_BINARY_SUB)
+BINARY_METHODS(mul, CT_BINARY_MUL)
+BINARY_METHODS(div, CT_BINARY_DIV)
+#undef BINARY_METHODS
+
+/* --- quantization ---------------------------------------------------------- */
+static PyObject *
+t_dequantize(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return ctpy_result(ct_dequantize(SELF));
+}
+
+static PyObject *
+t_int_repr(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return ctpy_result(ct_int_repr(SELF));
+}
+
+static int
+check_quantized(PyObject *self, const char *what)
+{
+    if (!ct_dtype_table[SELF->dtype].is_quantized) {
+        PyErr_Format(PyExc_RuntimeError, "Could not run 'aten::%s' with arguments "
+                     "from the 'CPU' backend.", what);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+t_q_scale(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    if (check_quantized(self, "q_scale") < 0) {
+        return NULL;
+    }
+    return PyFloat_FromDouble(SELF->q_scale);
+}
+
+static PyObject *
+t_q_zero_point(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    if (check_quantized(self, "q_zero_point") < 0) {
+        return NULL;
+    }
+    return PyLong_FromLongLong(SELF->q_zero_point);
+}
+
+/* --- storage, subclassing, dlpack ------------------------------------------ */
+static PyObject *
+t_storage_ref(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return ctpy_storage_new(SELF->storage);
+}
+
+/* Tensor._make_subclass(cls, data, require_grad=False): a detached alias of
+ * data whose Python type is cls (how nn.Parameter is made). */
+static PyObject *
+t_make_subclass(PyObject *unused, PyObject *const *args, Py_ssize_t nargs,
+                PyObject *kwnames)
+{
+    static ctpy_sig sig = CTPY_SIG("_make_subclass(object cls, Tensor data, "
+                                   "bool require_grad=False)");
+    ctpy_arg v[3];
+    (void)unused;
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    if (!PyType_Check(v[0].obj) ||
+        !PyType_IsSubtype((PyTypeObject *)v[0].obj, &CtTensor_Type)) {
+        PyErr_SetString(PyExc_TypeError, "cls must be a Tensor subclass");
+        return NULL;
+    }
+    ct_tensor *t = ctpy_alias(v[1].t);
+    if (t == NULL) {
+        return ctpy_raise();
+    }
+    if (v[2].b && ctpy_set_requires_grad(t, true) < 0) {
+        ct_tensor_decref(t);
+        return NULL;
+    }
+    PyObject *r = ctpy_wrap_as(t, (PyTypeObject *)v[0].obj);
+    ct_tensor_decref(t);
+    return r;
+}
+
+static PyObject *
+t_dlpack(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("__dlpack__(object? stream=None)");
+    ctpy_arg v[1];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    if (SELF->flags & CT_TENSOR_REQUIRES_GRAD) {
+        PyErr_SetString(PyExc_RuntimeError, "Can't export tensors that require "
+                        "gradient, use tensor.detach()");
+        return NULL;
+    }
+    return ctpy_to_dlpack(NULL, self);
+}
+
+static PyObject *
+t_dlpack_device(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    ct_device d = ct_tensor_device(SELF);
+    return Py_BuildValue("(ii)", d.type == CT_DEVICE_CUDA ? kDLCUDA : kDLCPU,
+                         d.index < 0 ? 0 : d.index);
+}
+
+PyMethodDef ctpy_tensor_methods[] = {
+    METH("size", t_size, "size(dim=None) -> torch.Size or int"),
+    METH("stride", t_stride, "stride(dim=None) -> tuple or int"),
+    METH0("dim", t_dim, "Number of dimensions."),
+    METH0("ndimension", t_dim, "Alias for dim()."),
+    METH0("numel", t_numel, "Number of elements."),
+    METH0("nelement", t_numel, "Alias for numel()."),
+    METH0("storage_offset", t_storage_offset, "Offset into the storage, in elements."),
+    METH("is_contiguous", t_is_contiguous, "True if laid out in row-major order."),
+    METH0("element_size", t_element_size, "Bytes per element."),
+    METH0("data_ptr", t_data_ptr, "Address of the first element."),
+    METH0("is_floating_point", t_is_floating_point, NULL),
+    METH0("is_signed", t_is_signed, NULL),
+    METH0("item", t_item, "The value of a one-element tensor as a Python number."),
+    METH0("tolist", ctpy_tensor_tolist, "Nested lists of Python numbers."),
+    METH("view", t_view, "view(*shape) -> Tensor sharing storage"),
+    METH("view_as", t_view_as, NULL),
+    METH("reshape", t_reshape, NULL),
+    METH("narrow", t_narrow, NULL),
+    METH("select", t_select, NULL),
+    METH("expand", t_expand, NULL),
+    METH("expand_as", t_expand_as, NULL),
+    METH("permute", t_permute, NULL),
+    METH("transpose", t_transpose, NULL),
+    METH("swapaxes", t_transpose, NULL),
+    METH("swapdims", t_transpose, NULL),
+    METH0("t", t_t, NULL),
+    METH("unsqueeze", t_unsqueeze, NULL),
+    METH("squeeze", t_squeeze, NULL),
+    METH("flatten", t_flatten, NULL),
+    METH("contiguous", t_contiguous, NULL),
+    METH("clone", t_clone, NULL),
+    METH0("detach", t_detach, NULL),
+    METH0("detach_", t_detach_, NULL),
+    METH("requires_grad_", t_requires_grad_, NULL),
+    METH("to", t_to, "to(dtype) / to(device, dtype) / to(other)"),
+    METH("float", t_to_float, NULL),
+    METH("double", t_to_double, NULL),
+    METH("half", t_to_half, NULL),
+    METH("bfloat16", t_to_bfloat16, NULL),
+    METH("long", t_to_long, NULL),
+    METH("int", t_to_int, NULL),
+    METH("short", t_to_short, NULL),
+    METH("char", t_to_char, NULL),
+    METH("byte", t_to_byte, NULL),
+    METH("bool", t_to_bool, NULL),
+    METH("copy_", t_copy_, NULL),
+    METH("fill_", t_fill_, NULL),
+    METH0("zero_", t_zero_, NULL),
+    METH("resize_", t_resize_, NULL),
+    METH("add", t_add, "add(other, *, alpha=1) -> Tensor"),
+    METH("add_", t_add_, NULL),
+    METH("sub", t_sub, "sub(other, *, alpha=1) -> Tensor"),
+    METH("sub_", t_sub_, NULL),
+    METH("subtract", t_sub, NULL),
+    METH("mul", t_mul, NULL),
+    METH("mul_", t_mul_, NULL),
+    METH("multiply", t_mul, NULL),
+    METH("div", t_div, NULL),
+    METH("div_", t_div_, NULL),
+    METH("divide", t_div, NULL),
+    METH("true_divide", t_div, NULL),
+    METH0("dequantize", t_dequantize, NULL),
+    METH0("int_repr", t_int_repr, NULL),
+    METH0("q_scale", t_q_scale, NULL),
+    METH0("q_zero_point", t_q_zero_point, NULL),
+    METH0("_storage_ref", t_storage_ref, NULL),
+    METH("numpy", ctpy_tensor_numpy, "numpy(*, force=False) -> ndarray sharing memory"),
+    METH("__dlpack__", t_dlpack, NULL),
+    METH0("__dlpack_device__", t_dlpack_device, NULL),
+    {"_make_subclass", (PyCFunction)(void (*)(void))t_make_subclass,
+     METH_FASTCALL | METH_KEYWORDS | METH_STATIC, NULL},
+    {NULL, NULL, 0, NULL},
+};

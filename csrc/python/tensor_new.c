@@ -1,0 +1,391 @@
+/* csrc/python/tensor_new.c -- Python data to tensors and back: scalars,
+ * nested sequences (torch.tensor's rules for shapes, dtype inference and
+ * overflow), tolist(). */
+#include "argparse.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "c10/convert.h"
+
+int
+ctpy_to_scalar(PyObject *o, ct_scalar *out)
+{
+    if (PyBool_Check(o)) {
+        *out = ct_scalar_bool(o == Py_True);
+        return 0;
+    }
+    if (PyLong_Check(o)) {
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (overflow) {
+            PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+            return -1;
+        }
+        *out = ct_scalar_int(v);
+        return 0;
+    }
+    if (PyFloat_Check(o)) {
+        *out = ct_scalar_float(PyFloat_AS_DOUBLE(o));
+        return 0;
+    }
+    if (ctpy_is_numpy_scalar(o)) {
+        ct_dtype d;
+        if (ctpy_numpy_dtype(o, &d) != 0) {
+            PyErr_Clear();
+            return 1;
+        }
+        if (d == CT_DTYPE_BOOL) {
+            int b = PyObject_IsTrue(o);
+            if (b < 0) {
+                return -1;
+            }
+            *out = ct_scalar_bool(b);
+        }
+        else if (ct_dtype_is_floating(d)) {
+            double v = PyFloat_AsDouble(o);
+            if (v == -1.0 && PyErr_Occurred()) {
+                return -1;
+            }
+            *out = ct_scalar_float(v);
+        }
+        else {
+            PyObject *i = PyNumber_Index(o);
+            if (i == NULL) {
+                return -1;
+            }
+            int rc = ctpy_to_scalar(i, out);
+            Py_DECREF(i);
+            return rc;
+        }
+        return 0;
+    }
+    return 1;
+}
+
+PyObject *
+ctpy_scalar_to_py(ct_scalar s)
+{
+    switch (s.kind) {
+    case CT_SCALAR_BOOL:
+        return PyBool_FromLong(s.v.b);
+    case CT_SCALAR_INT:
+        return PyLong_FromLongLong(s.v.i);
+    default:
+        return PyFloat_FromDouble(s.v.d);
+    }
+}
+
+/* --- tolist ---------------------------------------------------------------- */
+static PyObject *
+element_to_py(const char *p, ct_dtype d)
+{
+    switch (d) {
+#define X(E, T, S, A)                                  \
+    case E: {                                          \
+        T v;                                           \
+        memcpy(&v, p, sizeof v);                       \
+        return ctpy_scalar_to_py(ct__scalar_from_##S(v)); \
+    }
+        CT_FORALL_DTYPES(X)
+#undef X
+    default:
+        Py_RETURN_NONE;
+    }
+}
+
+static PyObject *
+tolist_rec(const ct_tensor *t, const char *p, int dim)
+{
+    int64_t item = (int64_t)ct_dtype_itemsize(t->dtype);
+    if (dim == t->ndim) {
+        return element_to_py(p, t->dtype);
+    }
+    PyObject *list = PyList_New(t->sizes[dim]);
+    if (list == NULL) {
+        return NULL;
+    }
+    for (int64_t i = 0; i < t->sizes[dim]; i++) {
+        PyObject *v = tolist_rec(t, p + i * t->strides[dim] * item, dim + 1);
+        if (v == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, v);
+    }
+    return list;
+}
+
+PyObject *
+ctpy_tensor_tolist(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    ct_tensor *t = ctpy_tensor(self);
+    if (ct_dtype_table[t->dtype].is_quantized) {
+        ct_tensor *d = ct_dequantize(t);
+        if (d == NULL) {
+            return ctpy_raise();
+        }
+        PyObject *r = tolist_rec(d, ct_tensor_data(d), 0);
+        ct_tensor_decref(d);
+        return r;
+    }
+    return tolist_rec(t, ct_tensor_data(t), 0);
+}
+
+/* --- torch.tensor(data) --------------------------------------------------- */
+static bool
+is_data_sequence(PyObject *o)
+{
+    return PySequence_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o) &&
+           !ctpy_is_tensor(o) && !ctpy_is_ndarray(o);
+}
+
+/* torch's infer_scalar_type: the promoted dtype of everything in o. */
+static int
+infer_dtype(PyObject *o, ct_dtype *out)
+{
+    if (PyBool_Check(o)) {
+        *out = CT_DTYPE_BOOL;
+        return 0;
+    }
+    if (PyLong_Check(o)) {
+        *out = CT_DTYPE_INT64;
+        return 0;
+    }
+    if (PyFloat_Check(o)) {
+        *out = ct_default_dtype();
+        return 0;
+    }
+    if (ctpy_is_tensor(o)) {
+        *out = ctpy_tensor(o)->dtype;
+        return 0;
+    }
+    if (ctpy_is_ndarray(o) || ctpy_is_numpy_scalar(o)) {
+        return ctpy_numpy_dtype(o, out) == 0 ? 0 : -1;
+    }
+    if (PyUnicode_Check(o) || PyBytes_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'",
+                     Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    if (PySequence_Check(o)) {
+        Py_ssize_t n = PySequence_Length(o);
+        ct_dtype acc = CT_DTYPE_COUNT;
+        if (n < 0) {
+            return -1;
+        }
+        if (n == 0) {
+            *out = ct_default_dtype();
+            return 0;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *it = PySequence_GetItem(o, i);
+            ct_dtype d;
+            if (it == NULL) {
+                return -1;
+            }
+            if (it == o) {
+                Py_DECREF(it);
+                PyErr_SetString(PyExc_TypeError, "new(): self-referential lists are "
+                                "incompatible");
+                return -1;
+            }
+            int rc = infer_dtype(it, &d);
+            Py_DECREF(it);
+            if (rc < 0) {
+                return -1;
+            }
+            acc = acc == CT_DTYPE_COUNT ? d : ct_dtype_promote(acc, d);
+        }
+        *out = acc;
+        return 0;
+    }
+    PyErr_Format(PyExc_RuntimeError, "Could not infer dtype of %s", Py_TYPE(o)->tp_name);
+    return -1;
+}
+
+/* Sizes from the first element at each level (torch's compute_sizes). */
+static int
+compute_sizes(PyObject *o, int *ndim, int64_t *sizes)
+{
+    PyObject *cur = Py_NewRef(o);
+    *ndim = 0;
+    while (is_data_sequence(cur)) {
+        Py_ssize_t n = PySequence_Length(cur);
+        if (n < 0 || *ndim >= CT_MAX_DIMS) {
+            Py_DECREF(cur);
+            if (n >= 0) {
+                PyErr_SetString(PyExc_ValueError, "too many dimensions");
+            }
+            return -1;
+        }
+        sizes[(*ndim)++] = n;
+        if (n == 0) {
+            break;
+        }
+        PyObject *first = PySequence_GetItem(cur, 0);
+        Py_DECREF(cur);
+        if (first == NULL) {
+            return -1;
+        }
+        cur = first;
+    }
+    /* a tensor or array at the leaves adds its own dims */
+    if (ctpy_is_tensor(cur) && ctpy_tensor(cur)->ndim > 0 && *ndim > 0) {
+        Py_DECREF(cur);
+        PyErr_SetString(PyExc_ValueError, "only one element tensors can be converted "
+                        "to Python scalars");
+        return -1;
+    }
+    Py_DECREF(cur);
+    return 0;
+}
+
+/* Store one Python value as dtype d at p, with torch's overflow checks. */
+static int
+store_value(char *p, ct_dtype d, PyObject *o)
+{
+    ct_scalar s;
+    int rc;
+
+    if (ctpy_is_tensor(o)) {
+        ct_tensor *t = ctpy_tensor(o);
+        if (t->numel != 1) {
+            PyErr_SetString(PyExc_ValueError, "only one element tensors can be "
+                            "converted to Python scalars");
+            return -1;
+        }
+        s = ct_tensor_item_at(t, 0);
+    }
+    else if (ctpy_is_ndarray(o)) {
+        PyObject *item = PyObject_CallMethod(o, "item", NULL);
+        if (item == NULL) {
+            return -1;
+        }
+        rc = store_value(p, d, item);
+        Py_DECREF(item);
+        return rc;
+    }
+    else if ((rc = ctpy_to_scalar(o, &s)) != 0) {
+        if (rc > 0) {
+            if (is_data_sequence(o)) {
+                PyErr_Format(PyExc_TypeError, "'%s' object cannot be interpreted as "
+                             "an integer", Py_TYPE(o)->tp_name);
+            }
+            else {
+                PyErr_Format(PyExc_TypeError, "must be real number, not %s",
+                             Py_TYPE(o)->tp_name);
+            }
+        }
+        return -1;
+    }
+    /* integer dtypes refuse values they cannot hold (c10's checked_convert:
+     * unsigned types accept negative values that wrap) */
+    if (ct_dtype_is_integral(d, false)) {
+        static const double lim[][2] = {
+            [CT_DTYPE_UINT8] = {-256.0, 255.0},
+            [CT_DTYPE_INT8] = {-128.0, 127.0},
+            [CT_DTYPE_INT16] = {-32768.0, 32767.0},
+            [CT_DTYPE_INT32] = {-2147483648.0, 2147483647.0},
+            [CT_DTYPE_INT64] = {-9223372036854775808.0, 9223372036854775807.0},
+        };
+        double v = ct_scalar_to_double(s);
+        bool bad = d == CT_DTYPE_UINT8 ? (v > lim[d][1] || v <= lim[d][0])
+                                       : (v < lim[d][0] || v > lim[d][1]);
+        if (s.kind == CT_SCALAR_FLOAT && isnan(v)) {
+            bad = true;
+        }
+        if (bad && (d != CT_DTYPE_INT64 || s.kind == CT_SCALAR_FLOAT)) {
+            PyErr_Format(PyExc_RuntimeError, "value cannot be converted to type %s "
+                         "without overflow", ct_dtype_table[d].name);
+            return -1;
+        }
+    }
+    switch (d) {
+#define X(E, T, S, A)                               \
+    case E: {                                       \
+        T v = CT_FROM_SCALAR(S, s);                 \
+        memcpy(p, &v, sizeof v);                    \
+        break;                                      \
+    }
+        CT_FORALL_NUMERIC_DTYPES(X)
+#undef X
+    default:
+        break;
+    }
+    return 0;
+}
+
+static int
+store_rec(PyObject *o, const ct_tensor *t, char *p, int dim)
+{
+    if (dim == t->ndim) {
+        return store_value(p, t->dtype, o);
+    }
+    PyObject *seq = PySequence_Fast(o, "not a sequence");
+    if (seq == NULL) {
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n != t->sizes[dim]) {
+        PyErr_Format(PyExc_ValueError, "expected sequence of length %lld at dim %d "
+                     "(got %zd)", (long long)t->sizes[dim], dim, n);
+        Py_DECREF(seq);
+        return -1;
+    }
+    int64_t step = t->strides[dim] * (int64_t)ct_dtype_itemsize(t->dtype);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (store_rec(items[i], t, p + i * step, dim + 1) < 0) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* A new tensor holding a copy of `data` (tensor, ndarray, number or nested
+ * sequence), in `dtype` or the inferred dtype when dtype == CT_DTYPE_COUNT.
+ * Returns NULL with a Python exception set on failure. */
+ct_tensor *
+ctpy_tensor_from_data(PyObject *data, ct_dtype dtype, bool copy_numpy,
+                      bool infer_default_float)
+{
+    (void)infer_default_float;
+    if (ctpy_is_tensor(data)) {
+        ct_tensor *t = ctpy_tensor(data);
+        ct_tensor *r = ct_to_dtype(t, dtype == CT_DTYPE_COUNT ? t->dtype : dtype, true);
+        return r != NULL ? r : (ct_tensor *)ctpy_raise();
+    }
+    if (ctpy_is_ndarray(data)) {
+        return ctpy_tensor_from_ndarray(data, dtype, copy_numpy);
+    }
+    ct_dtype inferred;
+    if (infer_dtype(data, &inferred) < 0) {
+        return NULL;
+    }
+    if (dtype == CT_DTYPE_COUNT) {
+        dtype = inferred;
+    }
+    if (ct_dtype_table[dtype].is_quantized) {
+        PyErr_SetString(PyExc_RuntimeError, "new(): quantized dtypes are not "
+                        "supported; use torch.quantize_per_tensor");
+        return NULL;
+    }
+    int ndim;
+    int64_t sizes[CT_MAX_DIMS];
+    if (compute_sizes(data, &ndim, sizes) < 0) {
+        return NULL;
+    }
+    ct_tensor *t = ct_empty(ndim, sizes, dtype, ct_device_cpu());
+    if (t == NULL) {
+        return (ct_tensor *)ctpy_raise();
+    }
+    if (t->numel > 0 && store_rec(data, t, ct_tensor_data(t), 0) < 0) {
+        ct_tensor_decref(t);
+        return NULL;
+    }
+    return t;
+}

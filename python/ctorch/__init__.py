@@ -1,0 +1,91 @@
+"""ctorch: a PyTorch-compatible tensor library whose engine is C.
+
+`import ctorch` gives torch's API; `ctorchrun script.py` runs an unchanged
+PyTorch script with `import torch` resolved to this package.
+"""
+import os as _os
+
+from . import _C
+from ._C import Size, device, dtype  # noqa: F401
+from ._C import (  # noqa: F401  dtypes and their torch aliases
+    bfloat16, bool, double, float, float16, float32, float64, half, int, int8,
+    int16, int32, int64, long, qint8, qint32, quint8, short, uint8,
+)
+from ._C import (  # noqa: F401  creation and arithmetic implemented in C
+    add, arange, as_tensor, can_cast, div, divide, empty, empty_like,
+    empty_strided, eye, from_numpy, full, full_like, get_default_dtype,
+    get_num_threads, linspace, logspace, mul, multiply, ones, ones_like,
+    promote_types, quantize_per_tensor, result_type, set_num_threads, sub,
+    subtract, tensor, true_divide, zeros, zeros_like,
+)
+from ._C import range as _range
+from ._layouts import (  # noqa: F401
+    channels_last, contiguous_format, layout, memory_format, per_tensor_affine,
+    preserve_format, qscheme, strided,
+)
+from ._tensor import Tensor
+from . import _tensor_str
+from ._tensor_str import set_printoptions  # noqa: F401
+from .storage import TypedStorage, UntypedStorage  # noqa: F401
+from ._legacy import (  # noqa: F401
+    BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor,
+    HalfTensor, IntTensor, LongTensor, ShortTensor,
+)
+from .utils.dlpack import from_dlpack  # noqa: F401
+
+__version__ = "1.13.0+ctorch"
+
+_C._set_tensor_class(Tensor)
+_tensor_str._get_default_dtype = get_default_dtype
+
+# Python's name, shadowed by torch.range below, for internal use.
+_builtin_range = __builtins__["range"] if isinstance(__builtins__, dict) else __builtins__.range
+
+
+def range(start, end, step=1, **kwargs):
+    """torch.range: like arange but including `end` (deprecated in torch)."""
+    return _range(start, end, step, **kwargs)
+
+
+def is_tensor(obj):
+    """True if obj is a ctorch tensor."""
+    return isinstance(obj, Tensor)
+
+
+def is_storage(obj):
+    return isinstance(obj, (TypedStorage, UntypedStorage))
+
+
+def is_floating_point(input):
+    if not isinstance(input, Tensor):
+        raise TypeError("is_floating_point(): argument 'input' (position 1) must be "
+                        "Tensor, not " + type(input).__name__)
+    return input.is_floating_point()
+
+
+def numel(input):
+    if not isinstance(input, Tensor):
+        raise TypeError("numel(): argument 'input' (position 1) must be Tensor, not "
+                        + type(input).__name__)
+    return input.numel()
+
+
+def set_default_dtype(d):
+    """Set the dtype of floating tensors created from Python floats."""
+    _C._set_default_dtype(d)
+
+
+def clone(input, *, memory_format=None):
+    return input.clone()
+
+
+def dequantize(tensor):
+    return tensor.dequantize()
+
+
+def int_repr(tensor):
+    return tensor.int_repr()
+
+
+def is_grad_enabled():
+    return False

@@ -1,0 +1,142 @@
+"""ctorch.Tensor: the C type _C.TensorBase plus the methods that are thin
+enough to stay in Python."""
+import os
+
+from . import _C, _tensor_str
+from ._layouts import per_tensor_affine, strided
+
+_LEGACY_NAMES = {
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+    "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
+    "bool": "BoolTensor", "qint8": "QInt8Tensor", "quint8": "QUInt8Tensor",
+    "qint32": "QInt32Tensor",
+}
+
+
+def _legacy_type_name(dtype):
+    return "torch." + _LEGACY_NAMES[str(dtype).split(".")[-1]]
+
+
+class Tensor(_C.TensorBase):
+    """A multi-dimensional array of one dtype, with PyTorch's API."""
+
+    __array_priority__ = 1000
+
+    def __repr__(self, *, tensor_contents=None):
+        return _tensor_str._str(self, tensor_contents=tensor_contents)
+
+    def __format__(self, format_spec):
+        if self.dim() == 0:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __reversed__(self):
+        if self.dim() == 0:
+            return self
+        return iter(tuple(self.unbind(0))[::-1])
+
+    def __hash__(self):
+        return id(self)
+
+    def __array__(self, dtype=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def __array_wrap__(self, array):
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        return _C.from_numpy(array)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        new = self.clone()
+        if self.requires_grad:
+            new.requires_grad_(True)
+        memo[id(self)] = new
+        return new
+
+    @property
+    def layout(self):
+        return strided
+
+    @property
+    def T(self):
+        return self.permute(*reversed(range(self.dim())))
+
+    def unbind(self, dim=0):
+        n = self.shape[dim]
+        return tuple(self.select(dim, i) for i in range(n))
+
+    def cpu(self, memory_format=None):
+        return self
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """With no argument, the legacy type name ('torch.FloatTensor');
+        otherwise the tensor converted to that dtype or legacy type."""
+        if dtype is None:
+            return _legacy_type_name(self.dtype)
+        if isinstance(dtype, str):
+            target = dtype.split(".")[-1]
+            for name, legacy in _LEGACY_NAMES.items():
+                if legacy == target:
+                    return self.to(getattr(_C, name))
+            raise ValueError("invalid type: '%s'" % dtype)
+        if isinstance(dtype, type) and hasattr(dtype, "_dtype"):
+            return self.to(dtype._dtype)
+        return self.to(dtype)
+
+    def qscheme(self):
+        if not self.is_quantized:
+            raise RuntimeError("Could not run 'aten::qscheme' with arguments from the "
+                               "'CPU' backend.")
+        return per_tensor_affine
+
+    def storage(self):
+        from .storage import TypedStorage
+        return TypedStorage._from_ref(self._storage_ref(), self.dtype)
+
+    def _storage(self):
+        return self.untyped_storage()
+
+    def untyped_storage(self):
+        from .storage import UntypedStorage
+        return UntypedStorage._from_ref(self._storage_ref())
+
+    def is_shared(self):
+        return self._storage_ref().is_shared()
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        return _C.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        return _C.empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        return _C.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        return _C.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+        return _C.full(size, fill_value, dtype=dtype or self.dtype,
+                       requires_grad=requires_grad)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def __rtruediv__(self, other):
+        return _C.div(other, self)
+
+    __rdiv__ = __rtruediv__
+    __itruediv__ = _C.TensorBase.__itruediv__
+
+
+# Printed names follow PyTorch's under ctorchrun (<class 'torch.Tensor'>).
+Tensor.__module__ = "torch" if os.environ.get("CTORCH_TORCH_NAMES") == "1" else "ctorch"

@@ -1,0 +1,1 @@
+"""ctorch.utils (torch.utils)."""

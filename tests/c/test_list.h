@@ -1,0 +1,74 @@
+/* tests/c/test_list.h -- every C test, written once (libuv's test list).
+ *
+ * CT_TEST_LIST(X) expands X(name) per test; test_<name> is defined with
+ * TEST_IMPL(name) in the test_*.c file named in the comment.  The runner
+ * builds its table from this list and this header declares the
+ * prototypes, so adding a test is one line here plus its body.
+ */
+#ifndef CT_TESTS_C_TEST_LIST_H
+#define CT_TESTS_C_TEST_LIST_H
+
+#define CT_TEST_LIST(TEST_ENTRY)                                              \
+    /* test_dtype.c */                                                        \
+    TEST_ENTRY(dtype_traits)                                                  \
+    TEST_ENTRY(dtype_promote_table)                                           \
+    TEST_ENTRY(dtype_can_cast)                                                \
+    TEST_ENTRY(half_conversions)                                              \
+    TEST_ENTRY(half_round_trip_all)                                           \
+    TEST_ENTRY(bfloat16_conversions)                                          \
+    /* test_factory.c */                                                      \
+    TEST_ENTRY(factory_empty)                                                 \
+    TEST_ENTRY(factory_full_zeros_ones)                                       \
+    TEST_ENTRY(factory_many_dims)                                             \
+    TEST_ENTRY(factory_arange)                                                \
+    TEST_ENTRY(factory_arange_errors)                                         \
+    TEST_ENTRY(factory_linspace)                                              \
+    TEST_ENTRY(factory_range_logspace_eye)                                    \
+    /* test_views.c */                                                        \
+    TEST_ENTRY(view_infer)                                                    \
+    TEST_ENTRY(view_errors)                                                   \
+    TEST_ENTRY(view_reshape)                                                  \
+    TEST_ENTRY(view_narrow_select_slice)                                      \
+    TEST_ENTRY(view_expand)                                                   \
+    TEST_ENTRY(view_permute_transpose)                                        \
+    TEST_ENTRY(view_squeeze_unsqueeze)                                        \
+    TEST_ENTRY(view_shares_storage)                                           \
+    TEST_ENTRY(view_broadcast_shapes)                                         \
+    /* test_binary.c */                                                       \
+    TEST_ENTRY(binary_broadcast)                                              \
+    TEST_ENTRY(binary_alpha_and_div)                                          \
+    TEST_ENTRY(binary_promotion)                                              \
+    TEST_ENTRY(binary_bool_and_overflow)                                      \
+    TEST_ENTRY(binary_inplace)                                                \
+    TEST_ENTRY(binary_out_resize)                                             \
+    TEST_ENTRY(binary_noncontiguous)                                          \
+    TEST_ENTRY(binary_large_threaded)                                         \
+    /* test_copy.c */                                                         \
+    TEST_ENTRY(copy_all_dtype_pairs)                                          \
+    TEST_ENTRY(copy_float_to_int)                                             \
+    TEST_ENTRY(copy_special_values)                                           \
+    TEST_ENTRY(copy_broadcast_and_errors)                                     \
+    TEST_ENTRY(copy_to_dtype_contiguous_clone)                                \
+    TEST_ENTRY(copy_fill)                                                     \
+    TEST_ENTRY(copy_large_threaded)                                           \
+    /* test_quantize.c */                                                     \
+    TEST_ENTRY(quantize_round_trip)                                           \
+    TEST_ENTRY(quantize_rounding_and_clamp)                                   \
+    TEST_ENTRY(quantize_errors)                                               \
+    /* test_errors.c */                                                       \
+    TEST_ENTRY(error_state)                                                   \
+    TEST_ENTRY(error_thread_local)                                            \
+    TEST_ENTRY(error_warnings)                                                \
+    TEST_ENTRY(error_from_ops)                                                \
+    TEST_ENTRY(error_device_parse)                                            \
+    /* test_allocator.c */                                                    \
+    TEST_ENTRY(allocator_live_bytes)                                          \
+    TEST_ENTRY(allocator_cache)                                               \
+    TEST_ENTRY(allocator_external_storage)                                    \
+    TEST_ENTRY(allocator_resize)
+
+#define TEST_DECLARE(name) void test_##name(void);
+CT_TEST_LIST(TEST_DECLARE)
+#undef TEST_DECLARE
+
+#endif
