@@ -2,11 +2,10 @@
 # `make demo` / `make test` are the README's two commands (they install the
 # Debian packages they need first, see tools/setup-deps.sh).
 PYTHON ?= /usr/bin/python3
-CC ?= gcc
 BUILD ?= build
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wpointer-arith -Werror=implicit-function-declaration
-CFLAGS ?= -O2 -g
+CFLAGS ?= -O3 -g
 CT_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fopenmp -fwrapv -ffp-contract=off \
             $(WARN) -Iinclude -I. $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS = -fopenmp -lopenblas -lm -lpthread
@@ -43,12 +42,12 @@ deps:
 	sh tools/setup-deps.sh
 
 demo: deps
-	$(MAKE) all
-	$(BUILD)/examples/c_demo 2>/dev/null || true
+	$(MAKE) all $(BUILD)/examples/c_demo
+	$(BUILD)/examples/c_demo
 	PYTHONPATH=python $(PYTHON) examples/demo.py
 
 C_TESTS = $(wildcard tests/c/test_*.c)
-$(BUILD)/tests/c/runner: tests/c/runner.c $(C_TESTS) tests/c/test_list.h $(LIB)
+$(BUILD)/tests/c/runner: tests/c/runner.c $(C_TESTS) $(wildcard tests/c/*.h) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CT_CFLAGS) -o $@ tests/c/runner.c $(C_TESTS) -L$(BUILD) -lctorch \
 	  -Wl,-rpath,$(abspath $(BUILD)) $(LDLIBS) $(EXTRA_LDFLAGS)

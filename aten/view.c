@@ -32,6 +32,10 @@ ct_tensor *
 ct_as_strided(const ct_tensor *t, int ndim, const int64_t *sizes,
               const int64_t *strides, int64_t offset)
 {
+    if (offset < 0) {
+        ct_error(CT_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)offset);
+        return NULL;
+    }
     for (int i = 0; i < ndim; i++) {
         if (strides[i] < 0) {
             ct_error(CT_ERR_RUNTIME, "as_strided: Negative strides are not "

@@ -78,18 +78,17 @@ ct_tensor_set_geometry(ct_tensor *t, int ndim, const int64_t *sizes,
         }
     }
     /* sizes/strides may alias the old arrays: copy before freeing */
-    memmove(buf, sizes, (size_t)ndim * sizeof(int64_t));
-    if (strides != NULL) {
-        memmove(buf + ndim, strides, (size_t)ndim * sizeof(int64_t));
-    }
-    else {
-        ct_contiguous_strides(ndim, buf, buf + ndim);
+    if (ndim > 0) {
+        memmove(buf, sizes, (size_t)ndim * sizeof(int64_t));
+        if (strides != NULL) {
+            memmove(buf + ndim, strides, (size_t)ndim * sizeof(int64_t));
+        }
+        else {
+            ct_contiguous_strides(ndim, buf, buf + ndim);
+        }
     }
     if (t->sizes != t->inline_dims && t->sizes != buf) {
         free(t->sizes);
-    }
-    if (ndim <= CT_INLINE_DIMS && buf == t->inline_dims) {
-        /* strides must sit right after the sizes of this ndim */
     }
     t->sizes = buf;
     t->strides = buf + ndim;

@@ -2,6 +2,7 @@
  * table per op; ct_binary (below) does promotion, broadcasting and the
  * out= rules, and aten/iter.c runs the loop. */
 #include <math.h>
+#include <string.h>
 
 #include "aten/cpu/loops.h"
 
@@ -195,6 +196,24 @@ fill_alpha(alpha_ctx *c, ct_scalar alpha)
 #undef X
 }
 
+/* An input as the loop reads it: converted to the common dtype, or copied
+ * when it partly overlaps out, or (when out is the input itself) a view
+ * with the input's geometry, which a resize of out cannot change. */
+static ct_tensor *
+input_operand(const ct_tensor *t, ct_dtype common, const ct_tensor *out,
+              bool resizing)
+{
+    if (t->dtype != common || (out != NULL && ct_iter_partial_overlap(out, t))) {
+        return ct_to_dtype(t, common, true);
+    }
+    if (t == out && resizing) {
+        return ct_tensor_new(t->storage, t->offset, t->ndim, t->sizes, t->strides,
+                             t->dtype);
+    }
+    ct_tensor_incref((ct_tensor *)t);
+    return (ct_tensor *)t;
+}
+
 ct_tensor *
 ct_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
           ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
@@ -225,26 +244,24 @@ ct_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
                  op_names[op], ct_dtype_table[common].legacy);
         return NULL;
     }
-    if (out != NULL) {
-        if (!ct_dtype_can_cast(common, out->dtype)) {
-            ct_error(CT_ERR_RUNTIME, "result type %s can't be cast to the desired "
-                     "output type %s", ct_dtype_table[common].legacy,
-                     ct_dtype_table[out->dtype].legacy);
-            return NULL;
-        }
-        if (ct_iter_check_out(out, mode, ndim, shape) < 0) {
-            return NULL;
-        }
+    if (out != NULL && !ct_dtype_can_cast(common, out->dtype)) {
+        ct_error(CT_ERR_RUNTIME, "result type %s can't be cast to the desired "
+                 "output type %s", ct_dtype_table[common].legacy,
+                 ct_dtype_table[out->dtype].legacy);
+        return NULL;
     }
-    /* inputs in the common dtype; an input that partly overlaps the output
-     * is copied first so that writes cannot feed back into reads */
-    ac = (a->dtype == common && !(out && ct_iter_partial_overlap(out, a)))
-             ? (ct_tensor_incref((ct_tensor *)a), (ct_tensor *)a)
-             : ct_to_dtype(a, common, true);
-    bc = (b->dtype == common && !(out && ct_iter_partial_overlap(out, b)))
-             ? (ct_tensor_incref((ct_tensor *)b), (ct_tensor *)b)
-             : ct_to_dtype(b, common, true);
+    /* inputs in the common dtype, taken before out= may be resized (out can
+     * be one of them); an input that partly overlaps the output is copied
+     * so that writes cannot feed back into reads */
+    bool resizing = out != NULL &&
+                    (out->ndim != ndim ||
+                     memcmp(out->sizes, shape, sizeof(int64_t) * (size_t)ndim) != 0);
+    ac = input_operand(a, common, out, resizing);
+    bc = ac ? input_operand(b, common, out, resizing) : NULL;
     if (ac == NULL || bc == NULL) {
+        goto done;
+    }
+    if (out != NULL && ct_iter_check_out(out, mode, ndim, shape) < 0) {
         goto done;
     }
     if (out != NULL && out->dtype == common) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "aten/cpu/loops.h"
+#include "aten/cpu/cpu_impl.h"
 
 #define CHUNK 256
 
@@ -60,6 +61,17 @@ static const cast_writer writers[CT_DTYPE_COUNT] = {
     CT_FORALL_DTYPES(X)
 #undef X
 };
+
+void
+ct__write_converted(ct_dtype dtype, char *dst, int64_t stride, int64_t n,
+                    const void *values, bool from_float)
+{
+    for (int64_t done = 0; done < n; done += CHUNK) {
+        int64_t m = n - done < CHUNK ? n - done : CHUNK;
+        const char *src = (const char *)values + done * 8;
+        writers[dtype](dst + done * stride, stride, m, (const cast_buf *)src, from_float);
+    }
+}
 
 typedef struct {
     cast_reader read;

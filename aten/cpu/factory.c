@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "aten/cpu/loops.h"
+#include "aten/cpu/cpu_impl.h"
 
 /* AVX2 lanes per vector for each dtype (32 bytes / itemsize). */
 static int64_t
@@ -49,56 +50,69 @@ ct_ones(int ndim, const int64_t *sizes, ct_dtype dtype)
     return ct_full(ndim, sizes, ct_scalar_int(1), dtype);
 }
 
-/* Write value v (double or int64 path) to element i of a 1-D tensor. */
+/* Values are produced into a small buffer and written out in the tensor's
+ * dtype a chunk at a time (ct__write_converted). */
+#define BUF 256
+
+typedef struct {
+    ct_tensor *t;
+    int64_t next;               /* first element not yet written */
+    int n;
+    bool from_float;
+    union {
+        double f[BUF];
+        int64_t i[BUF];
+    } v;
+} range_writer;
+
 static void
-store_f64(ct_tensor *t, int64_t i, double v)
+writer_flush(range_writer *w)
 {
-    char *p = ct_tensor_data(t) + i * (int64_t)ct_dtype_itemsize(t->dtype);
-    switch (t->dtype) {
-#define X(E, T, S, A)                                                         \
-    case E: {                                                                 \
-        T x = ct__##S##_from_f64(v);                                          \
-        memcpy(p, &x, sizeof x);                                              \
-        break;                                                                \
-    }
-        CT_FORALL_NUMERIC_DTYPES(X)
-#undef X
-    default:
-        break;
+    int64_t item = (int64_t)ct_dtype_itemsize(w->t->dtype);
+    ct__write_converted(w->t->dtype, ct_tensor_data(w->t) + w->next * item, item,
+                        w->n, &w->v, w->from_float);
+    w->next += w->n;
+    w->n = 0;
+}
+
+static inline void
+put_f64(range_writer *w, double v)
+{
+    w->v.f[w->n++] = v;
+    if (w->n == BUF) {
+        writer_flush(w);
     }
 }
 
-static void
-store_i64(ct_tensor *t, int64_t i, int64_t v)
+static inline void
+put_i64(range_writer *w, int64_t v)
 {
-    char *p = ct_tensor_data(t) + i * (int64_t)ct_dtype_itemsize(t->dtype);
-    switch (t->dtype) {
-#define X(E, T, S, A)                                                         \
-    case E: {                                                                 \
-        T x = ct__##S##_from_i64(v);                                          \
-        memcpy(p, &x, sizeof x);                                              \
-        break;                                                                \
-    }
-        CT_FORALL_NUMERIC_DTYPES(X)
-#undef X
-    default:
-        break;
+    w->v.i[w->n++] = v;
+    if (w->n == BUF) {
+        writer_flush(w);
     }
 }
 
-/* Round a double to the dtype and back (the value a lane holds). */
-static double
-round_to(ct_dtype d, double v)
+static double round_f32(double v) { return (float)v; }
+static double round_f64(double v) { return v; }
+static double round_f16(double v) { return ct_half_to_float(ct_float_to_half((float)v)); }
+static double round_bf16(double v)
+{
+    return ct_bfloat16_to_float(ct_float_to_bfloat16((float)v));
+}
+
+/* The value a lane of dtype d holds for v: rounding to d and back. */
+static double (*rounder(ct_dtype d))(double)
 {
     switch (d) {
     case CT_DTYPE_FLOAT32:
-        return (float)v;
+        return round_f32;
     case CT_DTYPE_FLOAT16:
-        return ct_half_to_float(ct_float_to_half((float)v));
+        return round_f16;
     case CT_DTYPE_BFLOAT16:
-        return ct_bfloat16_to_float(ct_float_to_bfloat16((float)v));
+        return round_bf16;
     default:
-        return v;
+        return round_f64;
     }
 }
 
@@ -155,27 +169,39 @@ ct_arange(ct_scalar start, ct_scalar end, ct_scalar step, ct_dtype dtype)
     if (t == NULL) {
         return NULL;
     }
+    range_writer w = {.t = t, .from_float = !integral};
     if (integral) {
         int64_t s = ct_scalar_to_int(start), st = ct_scalar_to_int(step);
         for (int64_t i = 0; i < n; i++) {
-            store_i64(t, i, s + st * i);
+            put_i64(&w, s + st * i);
         }
+        writer_flush(&w);
         return t;
     }
-    /* Note [Range arithmetic] */
+    /* Note [Range arithmetic]; 16-bit floats accumulate in float */
+    double (*rnd)(double) = rounder(dtype);
+    bool half = ct_dtype_itemsize(dtype) == 2;
+    if (half) {
+        xs = (float)xs;
+        xst = (float)xst;
+    }
+#define FMA_ACC(a, b, c) (half ? (double)fmaf((float)(a), (float)(b), (float)(c)) \
+                               : fma((a), (b), (c)))
     int64_t lanes = vec_lanes(dtype), i = 0;
     for (; i + 2 * lanes <= n; i += 2 * lanes) {
         for (int64_t blk = i; blk < i + 2 * lanes; blk += lanes) {
-            double base = round_to(dtype, fma(xst, (double)blk, xs));
-            store_f64(t, blk, base);
+            double base = rnd(FMA_ACC(xst, (double)blk, xs));
+            put_f64(&w, base);
             for (int64_t k = 1; k < lanes; k++) {
-                store_f64(t, blk + k, fma((double)k, xst, base));
+                put_f64(&w, FMA_ACC((double)k, xst, base));
             }
         }
     }
     for (; i < n; i++) {
-        store_f64(t, i, fma(xst, (double)i, xs));
+        put_f64(&w, FMA_ACC(xst, (double)i, xs));
     }
+#undef FMA_ACC
+    writer_flush(&w);
     return t;
 }
 
@@ -188,6 +214,12 @@ ct_range(ct_scalar start, ct_scalar end, ct_scalar step, ct_dtype dtype)
 
     if (check_range_dtype("range", dtype) < 0) {
         return NULL;
+    }
+    if (integral) {
+        /* integer dtypes see the bounds as int64 */
+        xs = (double)ct_scalar_to_int(start);
+        xe = (double)ct_scalar_to_int(end);
+        xst = (double)ct_scalar_to_int(step);
     }
     if (!(xst > 0 || xst < 0)) {
         ct_error(CT_ERR_RUNTIME, "step must be nonzero");
@@ -206,14 +238,19 @@ ct_range(ct_scalar start, ct_scalar end, ct_scalar step, ct_dtype dtype)
                                ct_scalar_to_int(step) + 1
                          : (int64_t)((xe - xs) / xst + 1);
     ct_tensor *t = ct_empty(1, &n, dtype, ct_device_cpu());
-    for (int64_t i = 0; t != NULL && i < n; i++) {
+    if (t == NULL) {
+        return NULL;
+    }
+    range_writer w = {.t = t, .from_float = !integral};
+    for (int64_t i = 0; i < n; i++) {
         if (integral) {
-            store_i64(t, i, ct_scalar_to_int(start) + ct_scalar_to_int(step) * i);
+            put_i64(&w, ct_scalar_to_int(start) + ct_scalar_to_int(step) * i);
         }
         else {
-            store_f64(t, i, xs + xst * (double)i);
+            put_f64(&w, xs + xst * (double)i);
         }
     }
+    writer_flush(&w);
     return t;
 }
 
@@ -232,37 +269,78 @@ ct_linspace(ct_scalar start, ct_scalar end, int64_t steps, ct_dtype dtype)
         return t;
     }
     bool integral = ct_dtype_is_integral(dtype, false);
+    double (*rnd)(double) = integral ? round_f64 : rounder(dtype);
+    range_writer w = {.t = t, .from_float = true};
     /* start and end as the dtype holds them; the step in the dtype for
      * floating types, in double for integers */
-    double s = integral ? (double)ct_scalar_to_int(start)
-                        : round_to(dtype, ct_scalar_to_double(start));
-    double e = integral ? (double)ct_scalar_to_int(end)
-                        : round_to(dtype, ct_scalar_to_double(end));
+    double s = integral ? (double)ct_scalar_to_int(start) : rnd(ct_scalar_to_double(start));
+    double e = integral ? (double)ct_scalar_to_int(end) : rnd(ct_scalar_to_double(end));
     if (steps == 1) {
-        store_f64(t, 0, s);
+        put_f64(&w, s);
+        writer_flush(&w);
         return t;
     }
-    double step = round_to(dtype, (e - s) / (double)(steps - 1));
-    int64_t halfway = steps / 2;
-    /* one element computed on its own: fused, from the nearer end */
-    #define LIN_AT(i) ((i) < halfway ? round_to(dtype, fma(step, (double)(i), s)) \
-                       : round_to(dtype, fma(-step, (double)(steps - (i) - 1), e)))
-    int64_t lanes = vec_lanes(dtype), i = 0;
-    for (; i + 2 * lanes <= steps; i += 2 * lanes) {
-        for (int64_t blk = i; blk < i + 2 * lanes; blk += lanes) {
-            double base = LIN_AT(blk);
-            store_f64(t, blk, base);
-            for (int64_t k = 1; k < lanes; k++) {
-                /* lanes: base + k*step rounded twice, in the dtype */
-                store_f64(t, blk + k, round_to(dtype, base +
-                                               round_to(dtype, (double)k * step)));
+    int64_t halfway = steps / 2, lanes = vec_lanes(dtype), i = 0;
+    if (integral) {
+        /* the step in double; lanes and elements truncate toward zero */
+        double step = (e - s) / (double)(steps - 1);
+        w.from_float = false;
+#define LIN_INT(i) ((i) < halfway ? ct__trunc_i64(fma(step, (double)(i), s)) \
+                    : ct__trunc_i64(fma(-step, (double)(steps - (i) - 1), e)))
+        for (; i + 2 * lanes <= steps; i += 2 * lanes) {
+            for (int64_t blk = i; blk < i + 2 * lanes; blk += lanes) {
+                int64_t base = LIN_INT(blk);
+                put_i64(&w, base);
+                for (int64_t k = 1; k < lanes; k++) {
+                    put_i64(&w, ct__trunc_i64((double)base + (double)k * step));
+                }
             }
         }
+        for (; i < steps; i++) {
+            put_i64(&w, LIN_INT(i));
+        }
+#undef LIN_INT
     }
-    for (; i < steps; i++) {
-        store_f64(t, i, LIN_AT(i));
+    else if (ct_dtype_itemsize(dtype) == 2) {
+        /* float16 / bfloat16: every operation rounds to the dtype */
+        double step = rnd(rnd(e - s) / rnd((double)(steps - 1)));
+#define LIN_HALF(i) ((i) < halfway ? rnd(s + rnd(step * rnd((double)(i)))) \
+                     : rnd(e - rnd(step * rnd((double)(steps - (i) - 1)))))
+        for (; i + 2 * lanes <= steps; i += 2 * lanes) {
+            for (int64_t blk = i; blk < i + 2 * lanes; blk += lanes) {
+                double base = LIN_HALF(blk);
+                put_f64(&w, base);
+                for (int64_t k = 1; k < lanes; k++) {
+                    put_f64(&w, rnd(base + rnd(rnd((double)k) * step)));
+                }
+            }
+        }
+        for (; i < steps; i++) {
+            put_f64(&w, LIN_HALF(i));
+        }
+#undef LIN_HALF
     }
-    #undef LIN_AT
+    else {
+        /* float32 / float64: fused from the nearer end, as one element or
+         * as the first lane of a block; other lanes add k * step */
+        double step = rnd(rnd(e - s) / (double)(steps - 1));
+#define LIN_AT(i) ((i) < halfway ? rnd(fma(step, (double)(i), s)) \
+                   : rnd(fma(-step, (double)(steps - (i) - 1), e)))
+        for (; i + 2 * lanes <= steps; i += 2 * lanes) {
+            for (int64_t blk = i; blk < i + 2 * lanes; blk += lanes) {
+                double base = LIN_AT(blk);
+                put_f64(&w, base);
+                for (int64_t k = 1; k < lanes; k++) {
+                    put_f64(&w, rnd(base + rnd((double)k * step)));
+                }
+            }
+        }
+        for (; i < steps; i++) {
+            put_f64(&w, LIN_AT(i));
+        }
+#undef LIN_AT
+    }
+    writer_flush(&w);
     return t;
 }
 
@@ -274,7 +352,10 @@ ct_logspace(ct_scalar start, ct_scalar end, int64_t steps, double base,
         ct_error(CT_ERR_RUNTIME, "number of steps must be non-negative");
         return NULL;
     }
-    if (check_range_dtype("logspace", dtype) < 0) {
+    /* torch 1.13 has no float16 logspace */
+    if (check_range_dtype("logspace", dtype) < 0 ||
+        (dtype == CT_DTYPE_FLOAT16 &&
+         ct_error(CT_ERR_RUNTIME, "\"logspace_cpu\" not implemented for 'Half'") < 0)) {
         return NULL;
     }
     ct_tensor *t = ct_empty(1, &steps, dtype, ct_device_cpu());
@@ -282,21 +363,21 @@ ct_logspace(ct_scalar start, ct_scalar end, int64_t steps, double base,
         return t;
     }
     bool integral = ct_dtype_is_integral(dtype, false);
-    double s = integral ? (double)ct_scalar_to_int(start)
-                        : round_to(dtype, ct_scalar_to_double(start));
-    double e = integral ? (double)ct_scalar_to_int(end)
-                        : round_to(dtype, ct_scalar_to_double(end));
-    if (steps == 1) {
-        store_f64(t, 0, pow(base, s));
-        return t;
-    }
-    double step = (e - s) / (double)(steps - 1);
+    double (*rnd)(double) = integral ? round_f64 : rounder(dtype);
+    range_writer w = {.t = t, .from_float = true};
+    double s = integral ? (double)ct_scalar_to_int(start) : rnd(ct_scalar_to_double(start));
+    double e = integral ? (double)ct_scalar_to_int(end) : rnd(ct_scalar_to_double(end));
+    /* the difference is taken in the dtype, the rest in double, unfused
+     * (this kernel is not one of PyTorch's vectorized ones) */
+    double step = steps > 1 ? rnd(e - s) / (double)(steps - 1) : 0.0;
     int64_t halfway = steps / 2;
     for (int64_t i = 0; i < steps; i++) {
-        double x = i < halfway ? fma(step, (double)i, s)
-                               : e - step * (double)(steps - i - 1);
-        store_f64(t, i, pow(base, x));
+        double x = steps == 1 ? s
+                   : i < halfway ? s + step * (double)i
+                                 : e - step * (double)(steps - i - 1);
+        put_f64(&w, pow(base, x));
     }
+    writer_flush(&w);
     return t;
 }
 

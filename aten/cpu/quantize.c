@@ -2,8 +2,7 @@
  *
  * q = clamp(zero_point + round_half_even(x * (1/scale)), qmin, qmax), in
  * float as PyTorch's CPU kernels compute it; dequantization is
- * (q - zero_point) * scale, fused for whole AVX2 vectors (32 8-bit or 8
- * 32-bit values) and plain for the tail, again as PyTorch does.
+ * (q - zero_point) * scale in float.
  */
 #include <math.h>
 #include <string.h>
@@ -113,16 +112,9 @@ ct_dequantize(const ct_tensor *t)
         return NULL;
     }
     float *o = (float *)ct_tensor_data(r);
-    float scale = (float)t->q_scale;
-    float premul = scale * (float)(-t->q_zero_point);
-    int64_t n = t->numel;
-    int64_t vec = t->dtype == CT_DTYPE_QINT32 ? 8 : 32;
-    int64_t nvec = n - n % vec;
-    for (int64_t i = 0; i < n; i++) {
-        ct_scalar s = ct_tensor_item_at(ints, i);
-        float q = (float)s.v.i;
-        o[i] = i < nvec ? fmaf(q, scale, premul)
-                        : (float)((double)(q - (float)t->q_zero_point) * t->q_scale);
+    float scale = (float)t->q_scale, zp = (float)t->q_zero_point;
+    for (int64_t i = 0; i < t->numel; i++) {
+        o[i] = ((float)ct_tensor_item_at(ints, i).v.i - zp) * scale;
     }
     ct_tensor_decref(ints);
     return r;

@@ -82,10 +82,8 @@ tensor_dealloc(CtTensorObject *self)
         ct_tensor_decref(self->t);
         self->t = NULL;
     }
+    /* a heap subclass's type reference is dropped by subtype_dealloc */
     type->tp_free((PyObject *)self);
-    if (type->tp_flags & Py_TPFLAGS_HEAPTYPE) {
-        Py_DECREF(type);
-    }
 }
 
 /* --- legacy constructor: Tensor(), Tensor(2, 3), Tensor(size), Tensor(data),

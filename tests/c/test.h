@@ -155,6 +155,13 @@ ct_test_at(const ct_tensor *t, int64_t i)
  * converts from float64).  Defined in runner.c. */
 ct_tensor *ct_test_tensor(ct_dtype dtype, int ndim, const int64_t *sizes,
                           const double *vals);
+/* The same, 1-D of n elements. */
+static inline ct_tensor *
+ct_test_vec(ct_dtype dtype, int64_t n, const double *vals)
+{
+    return ct_test_tensor(dtype, 1, &n, vals);
+}
+
 /* A new contiguous tensor of `dtype` with element i = i (via arange). */
 ct_tensor *ct_test_iota(ct_dtype dtype, int ndim, const int64_t *sizes);
 

@@ -117,7 +117,8 @@ TEST_IMPL(copy_float_to_int)
 
     /* out of range and NaN: x86's "integer indefinite" */
     int64_t m = 3;
-    ct_tensor *g = ct_test_tensor(CT_DTYPE_FLOAT64, 1, &m, (double[]){1e10, NAN, -1e19});
+    ct_tensor *g = ct_test_tensor(CT_DTYPE_FLOAT64, 1, &m,
+                                  (double[]){1e10, NAN, -1e19});
     CT_ASSERT_OK(g);
     ct_tensor *l = ct_to_dtype(g, CT_DTYPE_INT64, false);
     ct_tensor *i32 = ct_to_dtype(g, CT_DTYPE_INT32, false);

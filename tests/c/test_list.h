@@ -39,10 +39,11 @@
     TEST_ENTRY(binary_alpha_and_div)                                          \
     TEST_ENTRY(binary_promotion)                                              \
     TEST_ENTRY(binary_bool_and_overflow)                                      \
-    TEST_ENTRY(binary_inplace)                                                \
-    TEST_ENTRY(binary_out_resize)                                             \
     TEST_ENTRY(binary_noncontiguous)                                          \
     TEST_ENTRY(binary_large_threaded)                                         \
+    /* test_binary_out.c */                                                   \
+    TEST_ENTRY(binary_inplace)                                                \
+    TEST_ENTRY(binary_out_resize)                                             \
     /* test_copy.c */                                                         \
     TEST_ENTRY(copy_all_dtype_pairs)                                          \
     TEST_ENTRY(copy_float_to_int)                                             \

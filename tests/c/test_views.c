@@ -140,7 +140,8 @@ TEST_IMPL(view_narrow_select_slice)
     CT_ASSERT_VALUES(n2, 0, 5, 6, 17, 18);
     ct_tensor_decref(n2);
     CT_ASSERT_TRUE(ct_narrow(t, 0, 1, 2) == NULL);
-    CT_ASSERT_ERROR(CT_ERR_RUNTIME, "start (1) + length (2) exceeds dimension size (2).");
+    CT_ASSERT_ERROR(CT_ERR_RUNTIME,
+                    "start (1) + length (2) exceeds dimension size (2).");
     CT_ASSERT_TRUE(ct_narrow(t, 0, 5, 1) == NULL);
     CT_ASSERT_ERROR(CT_ERR_INDEX, "Dimension out of range (expected to be in range "
                     "of [-2, 1], but got 5)");
@@ -404,7 +405,8 @@ TEST_IMPL(view_shares_storage)
     CT_ASSERT_OK(w);
     CT_ASSERT_VALUES(w, 0, 0, 1, 2, 1, 2, 3, 2, 3, 4, 3, 4, 5);
     CT_ASSERT_TRUE(!ct_tensor_is_non_overlapping_and_dense(w));
-    CT_ASSERT_TRUE(ct_as_strided(a, 2, (int64_t[]){4, 3}, (int64_t[]){1, 1}, 1) == NULL);
+    CT_ASSERT_TRUE(ct_as_strided(a, 2, (int64_t[]){4, 3}, (int64_t[]){1, 1},
+                                 1) == NULL);
     CT_ASSERT_TRUE(ct_error_code() == CT_ERR_RUNTIME);
     ct_error_clear();
     ct_tensor_decref(w);
