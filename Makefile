@@ -30,13 +30,16 @@ $(BUILD)/%.o: %.c $(HEADERS)
 $(LIB): $(LIB_OBJS)
 	$(CC) -shared -o $@ $^ $(LDLIBS) $(EXTRA_LDFLAGS)
 
-# The extension is built in place into python/ctorch/ next to a copy of
-# libctorch.so, so `python/` works on sys.path without installation.
+# The extension is built into $(PYDIR)/ctorch/ next to a copy of
+# libctorch.so.  PYDIR is python/ itself by default (so `python/` works on
+# sys.path without installation); the sanitizer build uses its own copy.
+PYDIR ?= python
 ext: $(LIB)
-	cp $(LIB) python/ctorch/libctorch.so
+	@if [ "$(PYDIR)" != python ]; then mkdir -p $(PYDIR) && cp -r python/ctorch $(PYDIR)/; fi
+	cp $(LIB) $(PYDIR)/ctorch/libctorch.so
 	CTORCH_LIB_DIR=$(abspath $(BUILD)) CC="$(CC)" \
 	  CTORCH_EXTRA_CFLAGS="$(EXTRA_CFLAGS)" CTORCH_EXTRA_LDFLAGS="$(EXTRA_LDFLAGS)" \
-	  $(PYTHON) setup.py -q build_ext --inplace --build-temp $(BUILD)/ext
+	  $(PYTHON) setup.py -q build_ext --build-lib $(PYDIR) --build-temp $(BUILD)/ext
 
 deps:
 	sh tools/setup-deps.sh
@@ -62,23 +65,27 @@ test-c: $(BUILD)/tests/c/runner $(BUILD)/examples/c_demo
 	$(BUILD)/examples/c_demo > /dev/null
 
 test-py: all
-	PYTHONPATH=python $(PYTHON) -m pytest -q -x tests/py $(PYTEST_ARGS)
+	PYTHONPATH=python $(PYTHON) -m pytest -q tests/py $(PYTEST_ARGS)
 
 test: deps
 	$(MAKE) all
 	$(MAKE) test-c
 	$(MAKE) test-py
 
-# AddressSanitizer + UBSan: a separate build tree; the extension is loaded
-# by the system interpreter with the sanitizer runtime preloaded.
+# AddressSanitizer + UBSan: a separate build tree (build-asan/, with its own
+# copy of the package); the extension is loaded by the system interpreter
+# with the sanitizer runtimes preloaded.  Tests that start other
+# interpreters (ctorchrun, pip) use the normal build, so it is built too.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 test-asan: deps
-	$(MAKE) BUILD=build-asan EXTRA_CFLAGS="$(ASAN_FLAGS)" EXTRA_LDFLAGS="$(ASAN_FLAGS)" all test-c
+	$(MAKE) all
+	$(MAKE) BUILD=build-asan PYDIR=build-asan/python EXTRA_CFLAGS="$(ASAN_FLAGS)" \
+	  EXTRA_LDFLAGS="$(ASAN_FLAGS)" ext test-c
 	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
 	  ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  PYTHONPATH=python $(PYTHON) -m pytest -q -x tests/py -p no:cacheprovider $(PYTEST_ARGS)
-	$(MAKE) all   # rebuild the normal extension in place
+	  CTORCH_TEST_PYDIR=build-asan/python PYTHONPATH=build-asan/python \
+	  $(PYTHON) -m pytest -q tests/py -p no:cacheprovider $(PYTEST_ARGS)
 
 bench: all
 	PYTHONPATH=python $(PYTHON) benchmarks/run.py
