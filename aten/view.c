@@ -155,22 +155,33 @@ view_strides(const ct_tensor *t, int ndim, const int64_t *sizes, int64_t *stride
     return view_d == -1;
 }
 
+/* Shape (one -1 resolved) and view strides for reshaping t; returns 1
+ * when a view can express it, 0 when only a copy can, -1 on error. */
+static int
+plan_reshape(const ct_tensor *t, int ndim, const int64_t *sizes, int64_t *shape,
+             int64_t *strides)
+{
+    if (ndim > CT_MAX_DIMS) {
+        return ct_error(CT_ERR_RUNTIME, "too many dimensions");
+    }
+    if (infer_size(ndim, sizes, t->numel, shape) < 0) {
+        return -1;
+    }
+    return view_strides(t, ndim, shape, strides) ? 1 : 0;
+}
+
 ct_tensor *
 ct_view(const ct_tensor *t, int ndim, const int64_t *sizes)
 {
     int64_t shape[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    int rc = plan_reshape(t, ndim, sizes, shape, strides);
 
-    if (ndim > CT_MAX_DIMS) {
-        ct_error(CT_ERR_RUNTIME, "too many dimensions");
-        return NULL;
-    }
-    if (infer_size(ndim, sizes, t->numel, shape) < 0) {
-        return NULL;
-    }
-    if (!view_strides(t, ndim, shape, strides)) {
+    if (rc == 0) {
         ct_error(CT_ERR_RUNTIME, "view size is not compatible with input tensor's "
                  "size and stride (at least one dimension spans across two "
                  "contiguous subspaces). Use .reshape(...) instead.");
+    }
+    if (rc <= 0) {
         return NULL;
     }
     return ct_tensor_view_of(t, t->offset, ndim, shape, strides);
@@ -180,15 +191,12 @@ ct_tensor *
 ct_reshape(const ct_tensor *t, int ndim, const int64_t *sizes)
 {
     int64_t shape[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    int rc = plan_reshape(t, ndim, sizes, shape, strides);
 
-    if (ndim > CT_MAX_DIMS) {
-        ct_error(CT_ERR_RUNTIME, "too many dimensions");
+    if (rc < 0) {
         return NULL;
     }
-    if (infer_size(ndim, sizes, t->numel, shape) < 0) {
-        return NULL;
-    }
-    if (view_strides(t, ndim, shape, strides)) {
+    if (rc == 1) {
         return ct_tensor_view_of(t, t->offset, ndim, shape, strides);
     }
     ct_tensor *c = ct_contiguous(t);

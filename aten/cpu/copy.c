@@ -172,6 +172,23 @@ ct_copy_(ct_tensor *dst, const ct_tensor *src)
     return rc;
 }
 
+/* Fill r (fresh, t's shape) with t's values and quantization parameters;
+ * takes r and returns it, or NULL (r released) on error. */
+static ct_tensor *
+filled_from(ct_tensor *r, const ct_tensor *t)
+{
+    if (r == NULL) {
+        return NULL;
+    }
+    r->q_scale = t->q_scale;
+    r->q_zero_point = t->q_zero_point;
+    if (ct_copy_(r, t) < 0) {
+        ct_tensor_decref(r);
+        return NULL;
+    }
+    return r;
+}
+
 /* A fresh tensor shaped like t, laid out as t is when t is dense. */
 static ct_tensor *
 empty_like_layout(const ct_tensor *t, ct_dtype dtype)
@@ -192,17 +209,7 @@ ct_to_dtype(const ct_tensor *t, ct_dtype dtype, bool copy)
                  "source Tensor");
         return NULL;
     }
-    ct_tensor *r = empty_like_layout(t, dtype);
-    if (r == NULL) {
-        return NULL;
-    }
-    r->q_scale = t->q_scale;
-    r->q_zero_point = t->q_zero_point;
-    if (ct_copy_(r, t) < 0) {
-        ct_tensor_decref(r);
-        return NULL;
-    }
-    return r;
+    return filled_from(empty_like_layout(t, dtype), t);
 }
 
 ct_tensor *
@@ -212,17 +219,7 @@ ct_contiguous(const ct_tensor *t)
         ct_tensor_incref((ct_tensor *)t);
         return (ct_tensor *)t;
     }
-    ct_tensor *r = ct_empty(t->ndim, t->sizes, t->dtype, ct_tensor_device(t));
-    if (r == NULL) {
-        return NULL;
-    }
-    r->q_scale = t->q_scale;
-    r->q_zero_point = t->q_zero_point;
-    if (ct_copy_(r, t) < 0) {
-        ct_tensor_decref(r);
-        return NULL;
-    }
-    return r;
+    return filled_from(ct_empty(t->ndim, t->sizes, t->dtype, ct_tensor_device(t)), t);
 }
 
 ct_tensor *

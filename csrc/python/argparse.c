@@ -110,17 +110,23 @@ sig_prepare(ctpy_sig *sig)
 }
 
 int
+ctpy_long_to_int64(PyObject *o, int64_t *out)
+{
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) {
+        PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+        return -1;
+    }
+    *out = v;
+    return v == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+int
 ctpy_to_int64(PyObject *o, int64_t *out)
 {
     if (PyLong_CheckExact(o)) {
-        int overflow;
-        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-        if (overflow) {
-            PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
-            return -1;
-        }
-        *out = v;
-        return 0;
+        return ctpy_long_to_int64(o, out);
     }
     if (PyFloat_Check(o) || PyBool_Check(o)) {
         return 1;               /* not an int for our purposes */

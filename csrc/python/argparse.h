@@ -90,5 +90,7 @@ int ctpy_to_device(PyObject *o, ct_device *out);
 int ctpy_to_intlist(PyObject *o, int *n, int64_t *list, const char *fname,
                     const char *argname);
 int ctpy_to_int64(PyObject *o, int64_t *out);
+/* A Python int as int64; -1 with torch's RuntimeError on overflow. */
+int ctpy_long_to_int64(PyObject *o, int64_t *out);
 
 #endif

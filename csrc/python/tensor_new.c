@@ -16,10 +16,8 @@ ctpy_to_scalar(PyObject *o, ct_scalar *out)
         return 0;
     }
     if (PyLong_Check(o)) {
-        int overflow;
-        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-        if (overflow) {
-            PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+        int64_t v;
+        if (ctpy_long_to_int64(o, &v) < 0) {
             return -1;
         }
         *out = ct_scalar_int(v);
