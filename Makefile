@@ -36,10 +36,14 @@ $(LIB): $(LIB_OBJS)
 PYDIR ?= python
 ext: $(LIB)
 	@if [ "$(PYDIR)" != python ]; then mkdir -p $(PYDIR) && cp -r python/ctorch $(PYDIR)/; fi
-	cp $(LIB) $(PYDIR)/ctorch/libctorch.so
 	CTORCH_LIB_DIR=$(abspath $(BUILD)) CC="$(CC)" \
 	  CTORCH_EXTRA_CFLAGS="$(EXTRA_CFLAGS)" CTORCH_EXTRA_LDFLAGS="$(EXTRA_LDFLAGS)" \
-	  $(PYTHON) setup.py -q build_ext --build-lib $(PYDIR) --build-temp $(BUILD)/ext
+	  $(PYTHON) setup.py -q build_ext --build-lib $(BUILD)/pylib --build-temp $(BUILD)/ext
+	@# replace the shared objects by renaming, never by rewriting them in
+	@# place: a running interpreter that has them mapped keeps its copy
+	@for f in $(LIB) $(BUILD)/pylib/ctorch/_C*.so; do \
+	  cp $$f $(PYDIR)/ctorch/.$$(basename $$f).tmp && \
+	  mv -f $(PYDIR)/ctorch/.$$(basename $$f).tmp $(PYDIR)/ctorch/$$(basename $$f); done
 
 deps:
 	sh tools/setup-deps.sh

@@ -14,6 +14,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,56 @@
 #define CACHE_LIMIT ((size_t)1 << 30)         /* bytes kept in the cache */
 #define CACHE_SLOTS 64
 
-static atomic_llong live_bytes, live_tensors, live_storages;
+/* Note [Live counters]
+ * Counting every tensor and storage with a shared atomic costs a locked
+ * instruction per object, a visible share of a 1-element op.  Each thread
+ * counts in its own block instead; blocks are registered once and never
+ * freed, and a reading sums them.  A thread may free what another made, so
+ * one block can go negative; the sum is right. */
+typedef struct counter_block {
+    int64_t bytes, tensors, storages;
+    struct counter_block *next;
+} counter_block;
+
+static pthread_mutex_t counters_lock = PTHREAD_MUTEX_INITIALIZER;
+static counter_block *all_counters;
+static _Thread_local counter_block *my_counters;
+
+static counter_block *
+counters(void)
+{
+    if (my_counters == NULL) {
+        counter_block *b = calloc(1, sizeof *b);
+        CT_ASSERT(b != NULL);
+        pthread_mutex_lock(&counters_lock);
+        b->next = all_counters;
+        all_counters = b;
+        pthread_mutex_unlock(&counters_lock);
+        my_counters = b;
+    }
+    return my_counters;
+}
+
+/* Only the owning thread writes its block; readers load it relaxed. */
+static inline void
+bump(int64_t *field, int64_t delta)
+{
+    __atomic_store_n(field, __atomic_load_n(field, __ATOMIC_RELAXED) + delta,
+                     __ATOMIC_RELAXED);
+}
+
+/* Sum of one field over every thread's block. */
+static int64_t
+counter_sum(size_t offset)
+{
+    int64_t n = 0;
+    pthread_mutex_lock(&counters_lock);
+    for (counter_block *b = all_counters; b != NULL; b = b->next) {
+        n += __atomic_load_n((int64_t *)((char *)b + offset), __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&counters_lock);
+    return n;
+}
 static atomic_long fail_countdown = -2;       /* -2: env not read yet */
 
 typedef struct {
@@ -51,8 +101,8 @@ round_size(size_t n)
     return (n + step - 1) / step * step;
 }
 
-static bool
-should_fail(void)
+bool
+ct__alloc_should_fail(void)
 {
     long c = atomic_load(&fail_countdown);
     if (c == -2) {
@@ -74,7 +124,7 @@ cpu_alloc(const ct_allocator *self, size_t nbytes)
     size_t n = round_size(nbytes ? nbytes : 1);
     void *p = NULL;
 
-    if (should_fail()) {
+    if (ct__alloc_should_fail()) {
         ct_error(CT_ERR_NOMEM, "CT_FAIL_ALLOC_AFTER: allocation of %zu bytes "
                  "failed on purpose", nbytes);
         return NULL;
@@ -100,7 +150,7 @@ cpu_alloc(const ct_allocator *self, size_t nbytes)
                  "%zu bytes.", nbytes);
         return NULL;
     }
-    atomic_fetch_add(&live_bytes, (long long)n);
+    bump(&counters()->bytes, (int64_t)n);
     return p;
 }
 
@@ -113,7 +163,7 @@ cpu_free(const ct_allocator *self, void *ptr, size_t nbytes)
     if (ptr == NULL) {
         return;
     }
-    atomic_fetch_sub(&live_bytes, (long long)n);
+    bump(&counters()->bytes, -(int64_t)n);
     if (n >= CACHE_MIN_BYTES) {
         pthread_mutex_lock(&cache_lock);
         /* make room: evict the oldest blocks first */
@@ -168,30 +218,30 @@ ct_cpu_allocator_cached_bytes(void)
 int64_t
 ct_live_bytes(void)
 {
-    return atomic_load(&live_bytes);
+    return counter_sum(offsetof(counter_block, bytes));
 }
 
 int64_t
 ct_live_tensors(void)
 {
-    return atomic_load(&live_tensors);
+    return counter_sum(offsetof(counter_block, tensors));
 }
 
 int64_t
 ct_live_storages(void)
 {
-    return atomic_load(&live_storages);
+    return counter_sum(offsetof(counter_block, storages));
 }
 
 /* Counters for storage.c and tensor.c (declared in c10/c10_impl.h). */
 void
 ct__count_tensor(int delta)
 {
-    atomic_fetch_add(&live_tensors, delta);
+    bump(&counters()->tensors, delta);
 }
 
 void
 ct__count_storage(int delta)
 {
-    atomic_fetch_add(&live_storages, delta);
+    bump(&counters()->storages, delta);
 }

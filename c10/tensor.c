@@ -97,11 +97,39 @@ ct_tensor_set_geometry(ct_tensor *t, int ndim, const int64_t *sizes,
     return 0;
 }
 
+/* Freed tensor structs wait here for the next tensor made on this thread
+ * (see Note [Small storages] in storage.c). */
+#define FREE_LIST_MAX 64
+static _Thread_local ct_tensor *free_list[FREE_LIST_MAX];
+static _Thread_local int free_count;
+
+static ct_tensor *
+tensor_alloc(void)
+{
+    if (free_count > 0) {
+        ct_tensor *t = free_list[--free_count];
+        memset(t, 0, sizeof *t);
+        return t;
+    }
+    return calloc(1, sizeof(ct_tensor));
+}
+
+static void
+tensor_free(ct_tensor *t)
+{
+    if (free_count < FREE_LIST_MAX) {
+        free_list[free_count++] = t;
+    }
+    else {
+        free(t);
+    }
+}
+
 ct_tensor *
 ct_tensor_new(ct_storage *storage, int64_t offset, int ndim,
               const int64_t *sizes, const int64_t *strides, ct_dtype dtype)
 {
-    ct_tensor *t = calloc(1, sizeof *t);
+    ct_tensor *t = tensor_alloc();
     if (t == NULL) {
         ct_error(CT_ERR_NOMEM, "out of memory allocating a tensor");
         return NULL;
@@ -110,7 +138,7 @@ ct_tensor_new(ct_storage *storage, int64_t offset, int ndim,
     t->sizes = t->inline_dims;
     t->strides = t->inline_dims;
     if (ct_tensor_set_geometry(t, ndim, sizes, strides) < 0) {
-        free(t);
+        tensor_free(t);
         return NULL;
     }
     ct_storage_incref(storage);
@@ -159,7 +187,7 @@ ct_tensor_decref(ct_tensor *t)
         free(t->sizes);
     }
     ct__count_tensor(-1);
-    free(t);
+    tensor_free(t);
 }
 
 ct_tensor *

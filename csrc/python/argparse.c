@@ -189,7 +189,14 @@ ctpy_to_device(PyObject *o, ct_device *out)
         return 0;
     }
     int64_t idx;
-    if (ctpy_to_int64(o, &idx) == 0) {
+    if (ctpy_is_tensor(o)) {
+        return 1;
+    }
+    int rc = ctpy_to_int64(o, &idx);
+    if (rc < 0) {
+        return -1;
+    }
+    if (rc == 0) {
         if (idx < 0) {
             PyErr_SetString(PyExc_RuntimeError, "Device index must not be negative");
             return -1;
@@ -219,7 +226,8 @@ ctpy_to_intlist(PyObject *o, int *n, int64_t *list, const char *fname,
     }
     Py_ssize_t len = PySequence_Fast_GET_SIZE(o);
     if (len > CT_MAX_DIMS) {
-        PyErr_Format(PyExc_RuntimeError, "number of dims don't match in permute");
+        PyErr_Format(PyExc_RuntimeError, "tensors may have at most %d dimensions, "
+                     "got %zd", CT_MAX_DIMS, len);
         return -1;
     }
     PyObject **items = PySequence_Fast_ITEMS(o);
@@ -247,7 +255,9 @@ convert(const ctpy_sig *sig, const ctpy_param *pa, PyObject *o, ctpy_arg *v)
     v->obj = o;
     if (o == Py_None) {
         if (!pa->optional) {
-            return 1;
+            /* a plain `object` takes None as a value (torch.tensor(None)
+             * fails later, in dtype inference, as in torch) */
+            return pa->type == CTPY_OBJECT ? 0 : 1;
         }
         v->is_none = true;
         return 0;
@@ -387,18 +397,24 @@ parse(ctpy_sig *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
     }
     memset(vals, 0, sizeof(ctpy_arg) * (size_t)sig->nparams);
 
-    /* zeros(2, 3): the first int[] parameter takes all positional ints */
+    /* zeros(2, 3): an int[] that is the only positional parameter takes all
+     * positional ints (torch's allow_varargs_intlist) */
     if (sig->nparams > 0 && sig->params[0].type == CTPY_INTLIST && nargs >= 1 &&
-        !sig->params[0].kwonly) {
+        !sig->params[0].kwonly && sig->npositional == 1) {
         int64_t first;
         int r = ctpy_to_int64(args[0], &first);
         if (r < 0) {
             return -1;
         }
-        if (r == 0 && (nargs > 1 || sig->npositional == 1)) {
+        if (r == 0) {
             ctpy_arg *v = &vals[0];
             v->given = true;
             v->obj = args[0];
+            if (nargs > CT_MAX_DIMS) {
+                PyErr_Format(PyExc_RuntimeError, "tensors may have at most %d "
+                             "dimensions, got %zd", CT_MAX_DIMS, nargs);
+                return -1;
+            }
             for (Py_ssize_t i = 0; i < nargs; i++) {
                 r = ctpy_to_int64(args[i], &v->list[i]);
                 if (r != 0) {
@@ -410,9 +426,6 @@ parse(ctpy_sig *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                         return -1;
                     }
                     return r < 0 ? -1 : 1;
-                }
-                if (i + 1 >= CT_MAX_DIMS) {
-                    break;
                 }
             }
             v->n = (int)nargs;
@@ -555,4 +568,92 @@ void
 ctpy_release(ctpy_sig *sig, ctpy_arg *vals)
 {
     release_vals(sig, vals);
+}
+
+/* --- memory formats -------------------------------------------------------- */
+int
+ctpy_to_memory_format(PyObject *o, ctpy_memfmt dflt, const char *fname,
+                      ctpy_memfmt *out)
+{
+    static const struct {
+        const char *name;
+        ctpy_memfmt fmt;
+    } names[] = {
+        {"preserve_format", CTPY_MEMFMT_PRESERVE},
+        {"contiguous_format", CTPY_MEMFMT_CONTIGUOUS},
+        {"channels_last", CTPY_MEMFMT_CHANNELS_LAST},
+    };
+
+    if (o == NULL || o == Py_None) {
+        *out = dflt;
+        return 0;
+    }
+    if (strcmp(Py_TYPE(o)->tp_name, "memory_format") == 0) {
+        PyObject *name = PyObject_GetAttrString(o, "_name");
+        const char *s = name != NULL ? PyUnicode_AsUTF8(name) : NULL;
+        for (size_t i = 0; s != NULL && i < sizeof names / sizeof names[0]; i++) {
+            if (strcmp(s, names[i].name) == 0) {
+                Py_DECREF(name);
+                *out = names[i].fmt;
+                return 0;
+            }
+        }
+        Py_XDECREF(name);
+        if (PyErr_Occurred()) {
+            return -1;
+        }
+    }
+    PyErr_Format(PyExc_TypeError, "%s(): argument 'memory_format' must be "
+                 "torch.memory_format, not %s", fname, Py_TYPE(o)->tp_name);
+    return -1;
+}
+
+bool
+ctpy_is_channels_last(const ct_tensor *t)
+{
+    static const int order[4] = {1, 3, 2, 0};
+    int64_t expected = 1;
+    if (t->ndim != 4) {
+        return false;
+    }
+    for (int i = 0; i < 4; i++) {
+        int d = order[i];
+        if (t->sizes[d] != 1) {
+            if (t->strides[d] != expected) {
+                return false;
+            }
+            expected *= t->sizes[d];
+        }
+    }
+    return true;
+}
+
+int
+ctpy_memfmt_strides(ctpy_memfmt f, const ct_tensor *t, int64_t *strides)
+{
+    switch (f) {
+    case CTPY_MEMFMT_PRESERVE:
+        if (ct_tensor_is_non_overlapping_and_dense(t)) {
+            memcpy(strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+            return 0;
+        }
+        break;
+    case CTPY_MEMFMT_CHANNELS_LAST: {
+        if (t->ndim != 4) {
+            PyErr_SetString(PyExc_RuntimeError, "required rank 4 tensor to use "
+                            "channels_last format");
+            return -1;
+        }
+        const int64_t *s = t->sizes;
+        strides[1] = 1;
+        strides[3] = s[1] > 1 ? s[1] : 1;
+        strides[2] = strides[3] * (s[3] > 1 ? s[3] : 1);
+        strides[0] = strides[2] * (s[2] > 1 ? s[2] : 1);
+        return 0;
+    }
+    case CTPY_MEMFMT_CONTIGUOUS:
+        break;
+    }
+    ct_contiguous_strides(t->ndim, t->sizes, strides);
+    return 0;
 }

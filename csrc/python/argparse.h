@@ -93,4 +93,22 @@ int ctpy_to_int64(PyObject *o, int64_t *out);
 /* A Python int as int64; -1 with torch's RuntimeError on overflow. */
 int ctpy_long_to_int64(PyObject *o, int64_t *out);
 
+/* torch.memory_format values (the objects live in ctorch/_layouts.py). */
+typedef enum {
+    CTPY_MEMFMT_PRESERVE,
+    CTPY_MEMFMT_CONTIGUOUS,
+    CTPY_MEMFMT_CHANNELS_LAST,
+} ctpy_memfmt;
+
+/* o (a torch.memory_format, or None for `dflt`) as a ctpy_memfmt; -1 with
+ * TypeError naming fname's memory_format argument otherwise. */
+int ctpy_to_memory_format(PyObject *o, ctpy_memfmt dflt, const char *fname,
+                          ctpy_memfmt *out);
+/* Strides for a new tensor shaped like t in format f: preserve keeps t's
+ * strides when t is non-overlapping and dense; channels_last needs 4 dims
+ * (-1 with torch's RuntimeError otherwise). */
+int ctpy_memfmt_strides(ctpy_memfmt f, const ct_tensor *t, int64_t *strides);
+/* torch's is_contiguous(memory_format=torch.channels_last). */
+bool ctpy_is_channels_last(const ct_tensor *t);
+
 #endif

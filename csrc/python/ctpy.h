@@ -64,6 +64,8 @@ int ctpy_raise_int(void);           /* same, returns -1 */
 int ctpy_flush_warnings(void);      /* ct warnings -> UserWarning; -1 on error */
 /* Steal-free wrap of an op result: NULL -> raise; else wrap, drop our ref. */
 PyObject *ctpy_result(ct_tensor *t);
+/* AssertionError("Torch not compiled with CUDA enabled"); returns NULL. */
+PyObject *ctpy_no_cuda(void);
 
 /* tensor.c */
 PyObject *ctpy_wrap(ct_tensor *t);  /* new reference to t's Python object */
@@ -73,6 +75,10 @@ int ctpy_set_requires_grad(ct_tensor *t, bool value);
 /* A detached alias: same storage and geometry, no autograd state. */
 ct_tensor *ctpy_alias(const ct_tensor *t);
 int ctpy_tensor_setup_type(void);
+/* The legacy constructors (torch.Tensor(2, 3), torch.FloatTensor([1])). */
+PyObject *ctpy_legacy_new(PyTypeObject *type, ct_dtype dtype, bool base_ctor,
+                          PyObject *args, PyObject *kwargs);
+PyObject *ctpy_legacy_new_fn(PyObject *self, PyObject *args, PyObject *kwargs);
 extern PyMethodDef ctpy_tensor_methods[];
 
 /* dtype.c / device.c / size.c */

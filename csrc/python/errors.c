@@ -67,3 +67,12 @@ ctpy_result(ct_tensor *t)
     ct_tensor_decref(t);
     return r;
 }
+
+/* What a CPU-only PyTorch raises when a CUDA device is asked for (from
+ * torch.cuda's lazy init).  Returns NULL. */
+PyObject *
+ctpy_no_cuda(void)
+{
+    PyErr_SetString(PyExc_AssertionError, "Torch not compiled with CUDA enabled");
+    return NULL;
+}

@@ -18,13 +18,17 @@ finish_factory(ct_tensor *t, const ctpy_arg *out, const ctpy_arg *device,
     }
     if (device != NULL && !device->is_none && device->device.type != CT_DEVICE_CPU) {
         ct_tensor_decref(t);
-        PyErr_SetString(PyExc_RuntimeError, "ctorch was built without CUDA support");
-        return NULL;
+        return ctpy_no_cuda();
     }
-    if (requires_grad != NULL && requires_grad->b &&
-        ctpy_set_requires_grad(t, true) < 0) {
-        ct_tensor_decref(t);
-        return NULL;
+    if (requires_grad != NULL && requires_grad->b) {
+        /* the factories' wording (torch checks them in TensorOptions) */
+        if (!ct_dtype_is_floating(t->dtype)) {
+            ct_tensor_decref(t);
+            PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and "
+                            "complex dtype can require gradients");
+            return NULL;
+        }
+        t->flags |= CT_TENSOR_REQUIRES_GRAD;
     }
     if (out != NULL && !out->is_none) {
         ct_tensor *o = out->t;
@@ -47,6 +51,25 @@ dtype_or(const ctpy_arg *a, ct_dtype fallback)
     return a->is_none ? fallback : a->dtype;
 }
 
+/* The dtype a factory with out= computes in: dtype= when given (and then
+ * it must be out's), else out's, else the fallback.  CT_DTYPE_COUNT with
+ * torch's RuntimeError on a mismatch. */
+static ct_dtype
+factory_dtype(const ctpy_arg *out, const ctpy_arg *dtype, ct_dtype fallback)
+{
+    bool has_out = out != NULL && !out->is_none;
+    if (!dtype->is_none) {
+        if (has_out && out->t->dtype != dtype->dtype) {
+            PyErr_Format(PyExc_RuntimeError, "dtype %s does not match dtype of out "
+                         "parameter (%s)", ct_dtype_table[dtype->dtype].legacy,
+                         ct_dtype_table[out->t->dtype].legacy);
+            return CT_DTYPE_COUNT;
+        }
+        return dtype->dtype;
+    }
+    return has_out ? out->t->dtype : fallback;
+}
+
 #define FACTORY_TAIL "Tensor? out=None, ScalarType? dtype=None, object? layout=None, " \
                      "Device? device=None, bool pin_memory=False, " \
                      "bool requires_grad=False"
@@ -59,8 +82,11 @@ FN(fn_zeros)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return finish_factory(ct_zeros(v[0].n, v[0].list, dtype_or(&v[2], ct_default_dtype())),
-                          &v[1], &v[4], &v[6]);
+    ct_dtype dtype = factory_dtype(&v[1], &v[2], ct_default_dtype());
+    if (dtype == CT_DTYPE_COUNT) {
+        return NULL;
+    }
+    return finish_factory(ct_zeros(v[0].n, v[0].list, dtype), &v[1], &v[4], &v[6]);
 }
 
 FN(fn_ones)
@@ -71,8 +97,11 @@ FN(fn_ones)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return finish_factory(ct_ones(v[0].n, v[0].list, dtype_or(&v[2], ct_default_dtype())),
-                          &v[1], &v[4], &v[6]);
+    ct_dtype dtype = factory_dtype(&v[1], &v[2], ct_default_dtype());
+    if (dtype == CT_DTYPE_COUNT) {
+        return NULL;
+    }
+    return finish_factory(ct_ones(v[0].n, v[0].list, dtype), &v[1], &v[4], &v[6]);
 }
 
 FN(fn_empty)
@@ -84,9 +113,27 @@ FN(fn_empty)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return finish_factory(ct_empty(v[0].n, v[0].list, dtype_or(&v[2], ct_default_dtype()),
-                                   ct_device_cpu()),
-                          &v[1], &v[4], &v[6]);
+    ct_dtype dtype = factory_dtype(&v[1], &v[2], ct_default_dtype());
+    ctpy_memfmt fmt;
+    if (dtype == CT_DTYPE_COUNT ||
+        ctpy_to_memory_format(v[7].obj, CTPY_MEMFMT_CONTIGUOUS, "empty", &fmt) < 0) {
+        return NULL;
+    }
+    if (fmt == CTPY_MEMFMT_PRESERVE) {
+        PyErr_SetString(PyExc_RuntimeError, "unsupported memory format Preserve");
+        return NULL;
+    }
+    ct_tensor *t = ct_empty(v[0].n, v[0].list, dtype, ct_device_cpu());
+    if (t != NULL && fmt == CTPY_MEMFMT_CHANNELS_LAST) {
+        int64_t strides[CT_MAX_DIMS];
+        if (ctpy_memfmt_strides(fmt, t, strides) < 0) {
+            ct_tensor_decref(t);
+            return NULL;
+        }
+        ct_tensor_decref(t);
+        t = ct_empty_strided(v[0].n, v[0].list, strides, dtype, ct_device_cpu());
+    }
+    return finish_factory(t, &v[1], &v[4], &v[6]);
 }
 
 FN(fn_empty_strided)
@@ -128,9 +175,11 @@ FN(fn_full)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return finish_factory(ct_full(v[0].n, v[0].list, v[1].s,
-                                  dtype_or(&v[3], dtype_of_scalar(v[1].s))),
-                          &v[2], &v[5], &v[7]);
+    ct_dtype dtype = factory_dtype(&v[2], &v[3], dtype_of_scalar(v[1].s));
+    if (dtype == CT_DTYPE_COUNT) {
+        return NULL;
+    }
+    return finish_factory(ct_full(v[0].n, v[0].list, v[1].s, dtype), &v[2], &v[5], &v[7]);
 }
 
 #define LIKE_TAIL "ScalarType? dtype=None, object? layout=None, Device? device=None, " \
@@ -155,11 +204,24 @@ like(int kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
     int k = kind == 3 ? 2 : 1;          /* index of dtype */
     ct_tensor *in = v[0].t;
     ct_dtype dtype = dtype_or(&v[k], in->dtype);
-    /* like PyTorch: keep a dense input's layout */
-    ct_tensor *t = ct_tensor_is_non_overlapping_and_dense(in)
-                       ? ct_empty_strided(in->ndim, in->sizes, in->strides, dtype,
-                                          ct_device_cpu())
-                       : ct_empty(in->ndim, in->sizes, dtype, ct_device_cpu());
+    ctpy_memfmt fmt;
+    int64_t strides[CT_MAX_DIMS];
+    /* like PyTorch: preserve_format keeps a dense input's layout */
+    if (ctpy_to_memory_format(v[k + 5].obj, CTPY_MEMFMT_PRESERVE, sig->fname, &fmt) < 0 ||
+        ctpy_memfmt_strides(fmt, in, strides) < 0) {
+        return NULL;
+    }
+    if (kind == 0 && ct_dtype_table[in->dtype].is_quantized) {
+        PyErr_SetString(PyExc_NotImplementedError, "Could not run 'aten::zero_' with "
+                        "arguments from the 'QuantizedCPU' backend.");
+        return NULL;
+    }
+    if (ct_dtype_table[dtype].is_quantized) {
+        PyErr_SetString(PyExc_RuntimeError, "empty_strided not supported on quantized "
+                        "tensors yet see https://github.com/pytorch/pytorch/issues/74540");
+        return NULL;
+    }
+    ct_tensor *t = ct_empty_strided(in->ndim, in->sizes, strides, dtype, ct_device_cpu());
     if (t != NULL && kind != 2) {
         ct_scalar val = kind == 0 ? ct_scalar_int(0) : kind == 1 ? ct_scalar_int(1) : v[1].s;
         if (ct_fill_(t, val) < 0) {
@@ -221,7 +283,10 @@ FN(fn_arange)
     bounds[1].s = end;
     bounds[2].is_none = false;
     bounds[2].s = step;
-    ct_dtype dtype = dtype_or(&v[k + 1], range_dtype(bounds, 3));
+    ct_dtype dtype = factory_dtype(&v[k], &v[k + 1], range_dtype(bounds, 3));
+    if (dtype == CT_DTYPE_COUNT) {
+        return NULL;
+    }
     return finish_factory(ct_arange(start, end, step, dtype), &v[k], &v[k + 3], &v[k + 5]);
 }
 
@@ -240,7 +305,10 @@ FN(fn_range)
                      "values in [start, end).", 1) < 0) {
         return NULL;
     }
-    ct_dtype dtype = dtype_or(&v[4], ct_default_dtype());
+    ct_dtype dtype = factory_dtype(&v[3], &v[4], ct_default_dtype());
+    if (dtype == CT_DTYPE_COUNT) {
+        return NULL;
+    }
     return finish_factory(ct_range(v[0].s, v[1].s, v[2].s, dtype), &v[3], &v[6], &v[8]);
 }
 
@@ -253,7 +321,10 @@ FN(fn_linspace)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    ct_dtype dtype = dtype_or(&v[4], ct_default_dtype());
+    ct_dtype dtype = factory_dtype(&v[3], &v[4], ct_default_dtype());
+    if (dtype == CT_DTYPE_COUNT) {
+        return NULL;
+    }
     return finish_factory(ct_linspace(v[0].s, v[1].s, v[2].i, dtype), &v[3], &v[6], &v[8]);
 }
 
@@ -266,7 +337,10 @@ FN(fn_logspace)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    ct_dtype dtype = dtype_or(&v[5], ct_default_dtype());
+    ct_dtype dtype = factory_dtype(&v[4], &v[5], ct_default_dtype());
+    if (dtype == CT_DTYPE_COUNT) {
+        return NULL;
+    }
     return finish_factory(ct_logspace(v[0].s, v[1].s, v[2].i, v[3].d, dtype), &v[4],
                           &v[7], &v[9]);
 }
@@ -279,7 +353,10 @@ FN(fn_eye)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    ct_dtype dtype = dtype_or(&v[3], ct_default_dtype());
+    ct_dtype dtype = factory_dtype(&v[2], &v[3], ct_default_dtype());
+    if (dtype == CT_DTYPE_COUNT) {
+        return NULL;
+    }
     return finish_factory(ct_eye(v[0].i, v[1].is_none ? v[0].i : v[1].i, dtype), &v[2],
                           &v[5], &v[7]);
 }
@@ -459,9 +536,9 @@ fn_set_default_dtype(PyObject *self, PyObject *arg)
 {
     ct_dtype d;
     (void)self;
-    if (ctpy_to_dtype(arg, &d) != 0) {
-        PyErr_Format(PyExc_TypeError, "set_default_dtype(): argument 'd' must be "
-                     "torch.dtype, not %s", Py_TYPE(arg)->tp_name);
+    if (!Py_IS_TYPE(arg, &CtDtype_Type) || ctpy_to_dtype(arg, &d) != 0) {
+        PyErr_SetString(PyExc_TypeError, "invalid dtype object: only floating-point "
+                        "types are supported as the default type");
         return NULL;
     }
     if (ct_set_default_dtype(d) < 0) {
@@ -563,6 +640,8 @@ PyMethodDef ctpy_functions[] = {
     {"get_num_threads", fn_get_num_threads, METH_NOARGS, NULL},
     {"set_num_threads", fn_set_num_threads, METH_O, NULL},
     {"_live_counts", fn_live_counts, METH_NOARGS, NULL},
+    {"_legacy_new", (PyCFunction)(void (*)(void))ctpy_legacy_new_fn,
+     METH_VARARGS | METH_KEYWORDS, NULL},
     {"_empty_cache", fn_empty_cache, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -87,42 +87,61 @@ tensor_dealloc(CtTensorObject *self)
 }
 
 /* --- legacy constructor: Tensor(), Tensor(2, 3), Tensor(size), Tensor(data),
- *     Tensor(tensor) ---------------------------------------------------- */
-static PyObject *
-tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+ *     Tensor(tensor) ----------------------------------------------------
+ *
+ * torch's legacy_tensor_generic_ctor_new for torch.Tensor (base_ctor: any
+ * dtype may be aliased) and torch.FloatTensor & co. (dtype fixed).  Data
+ * is neither copied nor type-inferred beyond what the dtype needs: an
+ * ndarray of the same dtype is shared.  Returns a new reference. */
+PyObject *
+ctpy_legacy_new(PyTypeObject *type, ct_dtype dtype, bool base_ctor, PyObject *args,
+                PyObject *kwargs)
 {
-    ct_dtype dtype = ct_default_dtype();
     Py_ssize_t n = PyTuple_GET_SIZE(args);
     ct_tensor *t = NULL;
     int64_t sizes[CT_MAX_DIMS];
 
     if (kwargs != NULL && PyDict_GET_SIZE(kwargs) > 0) {
         PyObject *dev = PyDict_GetItemString(kwargs, "device");
+        ct_device d;
         if (dev == NULL || PyDict_GET_SIZE(kwargs) > 1) {
             PyErr_SetString(PyExc_TypeError, "new() received an invalid combination "
                             "of arguments");
             return NULL;
         }
+        int rc = dev == Py_None ? 0 : ctpy_to_device(dev, &d);
+        if (rc != 0) {
+            if (rc > 0) {
+                PyErr_Format(PyExc_TypeError, "new(): argument 'device' must be "
+                             "torch.device, not %s", Py_TYPE(dev)->tp_name);
+            }
+            return NULL;
+        }
+        if (dev != Py_None && d.type != CT_DEVICE_CPU) {
+            PyErr_Format(PyExc_RuntimeError, "legacy constructor expects device type: "
+                         "cpu but device type: %s was passed",
+                         ct_device_type_name(d.type));
+            return NULL;
+        }
+    }
+    if (type == &CtTensor_Type) {
+        type = ctpy_tensor_class;
     }
     if (n == 1 && ctpy_is_tensor(PyTuple_GET_ITEM(args, 0))) {
-        PyObject *o = PyTuple_GET_ITEM(args, 0);
-        if (ctpy_tensor(o)->dtype != dtype) {
+        ct_tensor *o = ctpy_tensor(PyTuple_GET_ITEM(args, 0));
+        if (!base_ctor && o->dtype != dtype) {
             PyErr_Format(PyExc_TypeError, "expected %s (got %s)",
-                         ct_dtype_table[dtype].legacy,
-                         ct_dtype_table[ctpy_tensor(o)->dtype].legacy);
+                         ct_dtype_table[dtype].legacy, ct_dtype_table[o->dtype].legacy);
             return NULL;
         }
-        return Py_NewRef(o);
-    }
-    bool all_ints = true;
-    for (Py_ssize_t i = 0; i < n && all_ints; i++) {
-        int rc = ctpy_to_int64(PyTuple_GET_ITEM(args, i), &sizes[i]);
-        if (rc < 0) {
-            return NULL;
+        /* other.alias(): a view sharing everything, autograd flag included */
+        t = ct_tensor_view_of(o, o->offset, o->ndim, o->sizes, o->strides);
+        if (t == NULL) {
+            return ctpy_raise();
         }
-        all_ints = rc == 0 && i < CT_MAX_DIMS;
+        t->flags |= o->flags & CT_TENSOR_REQUIRES_GRAD;
     }
-    if (n == 1 && Py_IS_TYPE(PyTuple_GET_ITEM(args, 0), &CtSize_Type)) {
+    else if (n == 1 && Py_IS_TYPE(PyTuple_GET_ITEM(args, 0), &CtSize_Type)) {
         int nd;
         if (ctpy_to_intlist(PyTuple_GET_ITEM(args, 0), &nd, sizes, "new", "size") != 0) {
             return NULL;
@@ -133,26 +152,80 @@ tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         int64_t zero = 0;
         t = ct_empty(1, &zero, dtype, ct_device_cpu());
     }
-    else if (all_ints) {
-        t = ct_empty((int)n, sizes, dtype, ct_device_cpu());
-    }
-    else if (n == 1) {
-        t = ctpy_tensor_from_data(PyTuple_GET_ITEM(args, 0), dtype, true, false);
-        if (t == NULL && PyErr_Occurred()) {
+    else {
+        /* sizes when the first argument is an int (then all must be) */
+        int rc = ctpy_to_int64(PyTuple_GET_ITEM(args, 0), &sizes[0]);
+        if (rc < 0) {
             return NULL;
         }
-    }
-    else {
-        PyErr_Format(PyExc_TypeError, "new(): argument 'size' must be tuple of ints, "
-                     "but found element of type %s at pos 1",
-                     Py_TYPE(PyTuple_GET_ITEM(args, 0))->tp_name);
-        return NULL;
+        if (rc == 0) {
+            if (n > CT_MAX_DIMS) {
+                PyErr_Format(PyExc_RuntimeError, "tensors may have at most %d "
+                             "dimensions, got %zd", CT_MAX_DIMS, n);
+                return NULL;
+            }
+            for (Py_ssize_t i = 1; i < n; i++) {
+                PyObject *it = PyTuple_GET_ITEM(args, i);
+                rc = ctpy_to_int64(it, &sizes[i]);
+                if (rc != 0) {
+                    if (rc > 0) {
+                        PyErr_Format(PyExc_TypeError, "new(): argument 'size' must be "
+                                     "tuple of ints, but found element of type %s at "
+                                     "pos %zd", Py_TYPE(it)->tp_name, i + 1);
+                    }
+                    return NULL;
+                }
+            }
+            t = ct_empty((int)n, sizes, dtype, ct_device_cpu());
+        }
+        else if (n == 1) {
+            PyObject *data = PyTuple_GET_ITEM(args, 0);
+            if (!PySequence_Check(data)) {
+                PyErr_Format(PyExc_TypeError, "new(): data must be a sequence (got %s)",
+                             Py_TYPE(data)->tp_name);
+                return NULL;
+            }
+            t = ctpy_tensor_from_data(data, dtype, false, false);
+            if (t == NULL) {
+                return NULL;
+            }
+        }
+        else {
+            PyErr_SetString(PyExc_TypeError, "new() received an invalid combination "
+                            "of arguments");
+            return NULL;
+        }
     }
     if (t == NULL) {
         return ctpy_raise();
     }
-    PyObject *r = ctpy_wrap_as(t, type == &CtTensor_Type ? ctpy_tensor_class : type);
+    PyObject *r = ctpy_wrap_as(t, type);
     ct_tensor_decref(t);
+    return r;
+}
+
+static PyObject *
+tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    return ctpy_legacy_new(type, ct_default_dtype(), true, args, kwargs);
+}
+
+/* _C._legacy_new(dtype, *args, device=None): torch.FloatTensor(...) & co. */
+PyObject *
+ctpy_legacy_new_fn(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    ct_dtype dtype;
+    (void)self;
+    if (PyTuple_GET_SIZE(args) < 1 || ctpy_to_dtype(PyTuple_GET_ITEM(args, 0), &dtype)) {
+        PyErr_SetString(PyExc_TypeError, "_legacy_new(dtype, *args)");
+        return NULL;
+    }
+    PyObject *rest = PyTuple_GetSlice(args, 1, PyTuple_GET_SIZE(args));
+    if (rest == NULL) {
+        return NULL;
+    }
+    PyObject *r = ctpy_legacy_new(&CtTensor_Type, dtype, false, rest, kwargs);
+    Py_DECREF(rest);
     return r;
 }
 
@@ -216,7 +289,7 @@ set_requires_grad(CtTensorObject *self, PyObject *v, void *c)
 {
     (void)c;
     if (v == NULL || !PyBool_Check(v)) {
-        PyErr_SetString(PyExc_TypeError, "requires_grad must be a bool");
+        PyErr_SetString(PyExc_RuntimeError, "requires_grad must be a bool");
         return -1;
     }
     return ctpy_set_requires_grad(self->t, v == Py_True);

@@ -131,18 +131,36 @@ ctpy_tensor_tolist(PyObject *self, PyObject *unused)
     return tolist_rec(t, ct_tensor_data(t), 0);
 }
 
-/* --- torch.tensor(data) --------------------------------------------------- */
+/* --- torch.tensor(data) --------------------------------------------------- *
+ *
+ * Note [tensor from data]
+ * The steps and their order follow torch's internal_new_from_data, since
+ * scripts observe which error comes first: a str is refused, a tensor is
+ * converted, an ndarray is wrapped; otherwise the shape is read from the
+ * first element at each level (compute_sizes: any sequence counts, str and
+ * ndarray included), then the dtype is inferred when none was given, then
+ * every leaf is stored with store_scalar's conversions and overflow checks.
+ */
+
+/* Does compute_sizes descend into o?  Any sequence but a tensor. */
 static bool
 is_data_sequence(PyObject *o)
 {
-    return PySequence_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o) &&
-           !ctpy_is_tensor(o) && !ctpy_is_ndarray(o);
+    return PySequence_Check(o) && !ctpy_is_tensor(o);
 }
 
 /* torch's infer_scalar_type: the promoted dtype of everything in o. */
 static int
 infer_dtype(PyObject *o, ct_dtype *out)
 {
+    /* NumPy first: np.float64 is a float subclass but keeps its own dtype */
+    if (ctpy_is_ndarray(o) || ctpy_is_numpy_scalar(o)) {
+        return ctpy_numpy_dtype(o, out) == 0 ? 0 : -1;
+    }
+    if (PyFloat_Check(o)) {
+        *out = ct_default_dtype();
+        return 0;
+    }
     if (PyBool_Check(o)) {
         *out = CT_DTYPE_BOOL;
         return 0;
@@ -151,16 +169,9 @@ infer_dtype(PyObject *o, ct_dtype *out)
         *out = CT_DTYPE_INT64;
         return 0;
     }
-    if (PyFloat_Check(o)) {
-        *out = ct_default_dtype();
-        return 0;
-    }
     if (ctpy_is_tensor(o)) {
         *out = ctpy_tensor(o)->dtype;
         return 0;
-    }
-    if (ctpy_is_ndarray(o) || ctpy_is_numpy_scalar(o)) {
-        return ctpy_numpy_dtype(o, out) == 0 ? 0 : -1;
     }
     if (PyUnicode_Check(o) || PyBytes_Check(o)) {
         PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'",
@@ -211,11 +222,14 @@ compute_sizes(PyObject *o, int *ndim, int64_t *sizes)
     *ndim = 0;
     while (is_data_sequence(cur)) {
         Py_ssize_t n = PySequence_Length(cur);
-        if (n < 0 || *ndim >= CT_MAX_DIMS) {
+        if (n < 0) {
             Py_DECREF(cur);
-            if (n >= 0) {
-                PyErr_SetString(PyExc_ValueError, "too many dimensions");
-            }
+            return -1;
+        }
+        if (*ndim >= CT_MAX_DIMS) {
+            PyErr_Format(PyExc_ValueError, "too many dimensions '%s'",
+                         Py_TYPE(cur)->tp_name);
+            Py_DECREF(cur);
             return -1;
         }
         sizes[(*ndim)++] = n;
@@ -223,82 +237,127 @@ compute_sizes(PyObject *o, int *ndim, int64_t *sizes)
             break;
         }
         PyObject *first = PySequence_GetItem(cur, 0);
-        Py_DECREF(cur);
         if (first == NULL) {
+            PyErr_Format(PyExc_ValueError, "could not determine the shape of "
+                         "object type '%s'", Py_TYPE(cur)->tp_name);
+            Py_DECREF(cur);
             return -1;
         }
-        cur = first;
-    }
-    /* a tensor or array at the leaves adds its own dims */
-    if (ctpy_is_tensor(cur) && ctpy_tensor(cur)->ndim > 0 && *ndim > 0) {
-        Py_DECREF(cur);
-        PyErr_SetString(PyExc_ValueError, "only one element tensors can be converted "
-                        "to Python scalars");
-        return -1;
+        Py_SETREF(cur, first);
     }
     Py_DECREF(cur);
     return 0;
 }
 
-/* Store one Python value as dtype d at p, with torch's overflow checks. */
+/* torch's THPUtils_unpackLong: an int (or an object with __index__). */
+static int
+unpack_long(PyObject *o, int64_t *out)
+{
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (v == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (overflow) {
+        PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* torch's THPUtils_unpackDouble: a float (or an object with __float__). */
+static int
+unpack_double(PyObject *o, double *out)
+{
+    double v = PyFloat_AsDouble(o);
+    if (v == -1.0 && PyErr_Occurred()) {
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int
+overflow_error(ct_dtype d)
+{
+    PyErr_Format(PyExc_RuntimeError, "value cannot be converted to type %s without "
+                 "overflow", ct_dtype_table[d].name);
+    return -1;
+}
+
+/* The range c10's checked_convert allows for integer dtype d. */
+static void
+int_limits(ct_dtype d, double *lo, double *hi)
+{
+    static const double lim[][2] = {
+        [CT_DTYPE_UINT8] = {0.0, 255.0},
+        [CT_DTYPE_INT8] = {-128.0, 127.0},
+        [CT_DTYPE_INT16] = {-32768.0, 32767.0},
+        [CT_DTYPE_INT32] = {-2147483648.0, 2147483647.0},
+        [CT_DTYPE_INT64] = {-9223372036854775808.0, 9223372036854775807.0},
+    };
+    *lo = lim[d][0];
+    *hi = lim[d][1];
+}
+
+/* Store one Python value as dtype d at p: torch's store_scalar.  Integer
+ * dtypes take floats through a checked double conversion and anything else
+ * through __index__ (unsigned types let negative ints wrap, as c10's
+ * checked_convert does); floating dtypes go through __float__; bool takes
+ * any number's truth. */
 static int
 store_value(char *p, ct_dtype d, PyObject *o)
 {
     ct_scalar s;
-    int rc;
 
-    if (ctpy_is_tensor(o)) {
-        ct_tensor *t = ctpy_tensor(o);
-        if (t->numel != 1) {
-            PyErr_SetString(PyExc_ValueError, "only one element tensors can be "
-                            "converted to Python scalars");
-            return -1;
-        }
-        s = ct_tensor_item_at(t, 0);
-    }
-    else if (ctpy_is_ndarray(o)) {
-        PyObject *item = PyObject_CallMethod(o, "item", NULL);
-        if (item == NULL) {
-            return -1;
-        }
-        rc = store_value(p, d, item);
-        Py_DECREF(item);
-        return rc;
-    }
-    else if ((rc = ctpy_to_scalar(o, &s)) != 0) {
-        if (rc > 0) {
-            if (is_data_sequence(o)) {
-                PyErr_Format(PyExc_TypeError, "'%s' object cannot be interpreted as "
-                             "an integer", Py_TYPE(o)->tp_name);
-            }
-            else {
-                PyErr_Format(PyExc_TypeError, "must be real number, not %s",
-                             Py_TYPE(o)->tp_name);
-            }
-        }
-        return -1;
-    }
-    /* integer dtypes refuse values they cannot hold (c10's checked_convert:
-     * unsigned types accept negative values that wrap) */
     if (ct_dtype_is_integral(d, false)) {
-        static const double lim[][2] = {
-            [CT_DTYPE_UINT8] = {-256.0, 255.0},
-            [CT_DTYPE_INT8] = {-128.0, 127.0},
-            [CT_DTYPE_INT16] = {-32768.0, 32767.0},
-            [CT_DTYPE_INT32] = {-2147483648.0, 2147483647.0},
-            [CT_DTYPE_INT64] = {-9223372036854775808.0, 9223372036854775807.0},
-        };
-        double v = ct_scalar_to_double(s);
-        bool bad = d == CT_DTYPE_UINT8 ? (v > lim[d][1] || v <= lim[d][0])
-                                       : (v < lim[d][0] || v > lim[d][1]);
-        if (s.kind == CT_SCALAR_FLOAT && isnan(v)) {
-            bad = true;
+        double lo, hi;
+        int_limits(d, &lo, &hi);
+        if (PyFloat_Check(o)) {
+            double v = PyFloat_AS_DOUBLE(o);
+            if (isnan(v) || v < lo || v > hi) {
+                return overflow_error(d);
+            }
+            s = ct_scalar_float(v);
         }
-        if (bad && (d != CT_DTYPE_INT64 || s.kind == CT_SCALAR_FLOAT)) {
-            PyErr_Format(PyExc_RuntimeError, "value cannot be converted to type %s "
-                         "without overflow", ct_dtype_table[d].name);
+        else {
+            int64_t v;
+            if (unpack_long(o, &v) < 0) {
+                return -1;
+            }
+            bool bad = d == CT_DTYPE_UINT8 ? (v > 255 || v < -255)
+                       : d == CT_DTYPE_INT64 ? false
+                                             : ((double)v < lo || (double)v > hi);
+            if (bad) {
+                return overflow_error(d);
+            }
+            s = ct_scalar_int(v);
+        }
+    }
+    else if (d == CT_DTYPE_BOOL) {
+        if (PyFloat_Check(o)) {
+            s = ct_scalar_bool(PyFloat_AS_DOUBLE(o) != 0.0);
+        }
+        else {
+            int overflow;
+            long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+            if (v == -1 && PyErr_Occurred()) {
+                return -1;
+            }
+            s = ct_scalar_bool(overflow != 0 || v != 0);
+        }
+    }
+    else if (ct_dtype_is_floating(d)) {
+        double v;
+        if (unpack_double(o, &v) < 0) {
             return -1;
         }
+        s = ct_scalar_float(v);
+    }
+    else {
+        PyErr_SetString(PyExc_RuntimeError, "invalid type");
+        return -1;
     }
     switch (d) {
 #define X(E, T, S, A)                               \
@@ -318,6 +377,8 @@ store_value(char *p, ct_dtype d, PyObject *o)
 static int
 store_rec(PyObject *o, const ct_tensor *t, char *p, int dim)
 {
+    static bool warned_ndarray;
+
     if (dim == t->ndim) {
         return store_value(p, t->dtype, o);
     }
@@ -335,6 +396,17 @@ store_rec(PyObject *o, const ct_tensor *t, char *p, int dim)
     int64_t step = t->strides[dim] * (int64_t)ct_dtype_itemsize(t->dtype);
     PyObject **items = PySequence_Fast_ITEMS(seq);
     for (Py_ssize_t i = 0; i < n; i++) {
+        /* torch warns once per process (TORCH_WARN_ONCE) */
+        if (!warned_ndarray && ctpy_is_ndarray(items[i])) {
+            warned_ndarray = true;
+            if (PyErr_WarnEx(PyExc_UserWarning, "Creating a tensor from a list of "
+                             "numpy.ndarrays is extremely slow. Please consider "
+                             "converting the list to a single numpy.ndarray with "
+                             "numpy.array() before converting to a tensor.", 1) < 0) {
+                Py_DECREF(seq);
+                return -1;
+            }
+        }
         if (store_rec(items[i], t, p + i * step, dim + 1) < 0) {
             Py_DECREF(seq);
             return -1;
@@ -344,14 +416,21 @@ store_rec(PyObject *o, const ct_tensor *t, char *p, int dim)
     return 0;
 }
 
-/* A new tensor holding a copy of `data` (tensor, ndarray, number or nested
- * sequence), in `dtype` or the inferred dtype when dtype == CT_DTYPE_COUNT.
- * Returns NULL with a Python exception set on failure. */
+/* A new tensor holding the values of `data` (tensor, ndarray, number or
+ * nested sequence), in `dtype` or, when dtype == CT_DTYPE_COUNT, the dtype
+ * inferred from the data; see Note [tensor from data].  A tensor or an
+ * ndarray of the same dtype is copied when copy_numpy, else shared.
+ * Returns a new reference, or NULL with a Python exception set. */
 ct_tensor *
 ctpy_tensor_from_data(PyObject *data, ct_dtype dtype, bool copy_numpy,
                       bool infer_default_float)
 {
     (void)infer_default_float;
+    if (PyUnicode_Check(data) || PyBytes_Check(data)) {
+        PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'",
+                     Py_TYPE(data)->tp_name);
+        return NULL;
+    }
     if (ctpy_is_tensor(data)) {
         ct_tensor *t = ctpy_tensor(data);
         ct_tensor *r = ct_to_dtype(t, dtype == CT_DTYPE_COUNT ? t->dtype : dtype, true);
@@ -360,21 +439,17 @@ ctpy_tensor_from_data(PyObject *data, ct_dtype dtype, bool copy_numpy,
     if (ctpy_is_ndarray(data)) {
         return ctpy_tensor_from_ndarray(data, dtype, copy_numpy);
     }
-    ct_dtype inferred;
-    if (infer_dtype(data, &inferred) < 0) {
-        return NULL;
-    }
-    if (dtype == CT_DTYPE_COUNT) {
-        dtype = inferred;
-    }
-    if (ct_dtype_table[dtype].is_quantized) {
-        PyErr_SetString(PyExc_RuntimeError, "new(): quantized dtypes are not "
-                        "supported; use torch.quantize_per_tensor");
-        return NULL;
-    }
     int ndim;
     int64_t sizes[CT_MAX_DIMS];
     if (compute_sizes(data, &ndim, sizes) < 0) {
+        return NULL;
+    }
+    if (dtype == CT_DTYPE_COUNT && infer_dtype(data, &dtype) < 0) {
+        return NULL;
+    }
+    if (ct_dtype_table[dtype].is_quantized) {
+        /* torch allocates and then fails in store_scalar */
+        PyErr_SetString(PyExc_RuntimeError, "invalid type");
         return NULL;
     }
     ct_tensor *t = ct_empty(ndim, sizes, dtype, ct_device_cpu());

@@ -22,6 +22,7 @@ typedef void (*ct_deleter)(void *ctx);
 enum {
     CT_STORAGE_RESIZABLE = 1u << 0,
     CT_STORAGE_SHARED = 1u << 1,
+    CT_STORAGE_SMALL = 1u << 2,     /* a small block: see c10/storage.c */
 };
 
 typedef struct ct_storage {

@@ -8,23 +8,20 @@ class _LegacyType(type):
     def __instancecheck__(cls, obj):
         return isinstance(obj, Tensor) and obj.dtype == cls._dtype
 
-    def __call__(cls, *args, device=None):
-        dt = cls._dtype
-        if len(args) == 0:
-            return _C.empty(0, dtype=dt)
-        if len(args) == 1 and isinstance(args[0], Tensor):
-            if args[0].dtype != dt:
-                raise TypeError("expected %s (got %s)" % (cls.__name__[:-6],
-                                                          args[0].type()[6:-6]))
-            return args[0]
-        if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-            return _C.empty(*args, dtype=dt)
-        if len(args) == 1 and isinstance(args[0], _C.Size):
-            return _C.empty(args[0], dtype=dt)
-        if len(args) == 1:
-            return _C.tensor(args[0], dtype=dt)
-        raise TypeError("new(): argument 'size' must be tuple of ints, but found "
-                        "element of type %s at pos 1" % type(args[0]).__name__)
+    def __call__(cls, *args, **kwargs):
+        return _C._legacy_new(cls._dtype, *args, **kwargs)
+
+    @property
+    def dtype(cls):
+        return cls._dtype
+
+    @property
+    def is_sparse(cls):
+        return False
+
+    @property
+    def is_cuda(cls):
+        return False
 
 
 def _make(name, dtype):
