@@ -6,9 +6,9 @@ BUILD ?= build
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wpointer-arith -Werror=implicit-function-declaration
 CFLAGS ?= -O3 -g
-CT_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fopenmp -fwrapv -ffp-contract=off \
+CT_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -pthread -fwrapv -ffp-contract=off \
             $(WARN) -Iinclude -I. $(CFLAGS) $(EXTRA_CFLAGS)
-LDLIBS = -fopenmp -lopenblas -lm -lpthread
+LDLIBS = -lopenblas -lm -lpthread
 
 LIB_SRCS = $(wildcard c10/*.c) $(wildcard aten/*.c) $(wildcard aten/cpu/*.c)
 LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/%.o)

@@ -8,8 +8,9 @@
  * single loop call per thread.
  */
 #include "iter.h"
+#include "parallel.h"
 
-#include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -184,6 +185,34 @@ run_range(const iter_state *it, int64_t begin, int64_t end, ct_loop loop,
     return 0;
 }
 
+/* One part of a parallel loop; an error on any part is kept for the caller
+ * (errors are thread-local, see error.h). */
+typedef struct {
+    const iter_state *it;
+    ct_loop loop;
+    void *ctx;
+    pthread_mutex_t lock;
+    bool failed;
+    ct_error_state err;
+} parallel_job;
+
+static void
+run_part(void *arg, int tid, int nt)
+{
+    parallel_job *job = arg;
+    int64_t numel = job->it->numel;
+    int64_t per = (numel + nt - 1) / nt;
+    int64_t begin = per * tid, end = begin + per < numel ? begin + per : numel;
+    if (begin < end && run_range(job->it, begin, end, job->loop, job->ctx) < 0) {
+        pthread_mutex_lock(&job->lock);
+        if (!job->failed) {
+            job->failed = true;
+            ct_error_fetch(&job->err);
+        }
+        pthread_mutex_unlock(&job->lock);
+    }
+}
+
 int
 ct_iter_run(int nops, ct_tensor *const *ops, ct_loop loop, void *ctx)
 {
@@ -217,37 +246,18 @@ ct_iter_run(int nops, ct_tensor *const *ops, ct_loop loop, void *ctx)
         }
     }
 
-    int nthreads = omp_get_max_threads();
+    int nthreads = ct__parallel_threads();
     int64_t chunks = it.numel / CT_GRAIN_SIZE;
     if (chunks < nthreads) {
         nthreads = (int)(chunks > 1 ? chunks : 1);
     }
-    if (nthreads <= 1 || omp_in_parallel()) {
+    if (nthreads <= 1) {
         return run_range(&it, 0, it.numel, loop, ctx);
     }
-
-    int failed = 0;
-    ct_error_state err;
-#pragma omp parallel num_threads(nthreads)
-    {
-        int tid = omp_get_thread_num(), nt = omp_get_num_threads();
-        int64_t per = (it.numel + nt - 1) / nt;
-        int64_t begin = per * tid, end = begin + per;
-        if (end > it.numel) {
-            end = it.numel;
-        }
-        if (begin < end && run_range(&it, begin, end, loop, ctx) < 0) {
-#pragma omp critical(ct_iter_error)
-            {
-                if (!failed) {
-                    failed = 1;
-                    ct_error_fetch(&err);
-                }
-            }
-        }
-    }
-    if (failed) {
-        ct_error_restore(&err);
+    parallel_job job = {&it, loop, ctx, PTHREAD_MUTEX_INITIALIZER, false, {0, ""}};
+    ct__parallel_run(nthreads, run_part, &job);
+    if (job.failed) {
+        ct_error_restore(&job.err);
         return -1;
     }
     return 0;
@@ -354,14 +364,3 @@ ct_iter_partial_overlap(const ct_tensor *a, const ct_tensor *b)
     return alo < bhi && blo < ahi;
 }
 
-int
-ct_get_num_threads(void)
-{
-    return omp_get_max_threads();
-}
-
-void
-ct_set_num_threads(int n)
-{
-    omp_set_num_threads(n > 0 ? n : omp_get_num_procs());
-}

@@ -4,7 +4,8 @@
  * broadcasting inputs to the output's shape, ordering dimensions so the
  * innermost one is the fastest in memory, coalescing dimensions that are
  * laid out back to back, and splitting the work across threads above
- * CT_GRAIN_SIZE elements.  Only this file's implementation knows threads.
+ * CT_GRAIN_SIZE elements (on the pool of aten/parallel.c).  Only the
+ * engine knows threads.
  *
  * A loop gets data[op] (op 0 is the output), the inner-dimension byte
  * strides[op], the element count n and the op's context.  It returns 0, or

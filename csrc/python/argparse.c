@@ -12,6 +12,7 @@ static const struct {
     {"Tensor", CTPY_TENSOR, "Tensor"},
     {"TensorN", CTPY_TENSOR_NUM, "Tensor"},
     {"Scalar", CTPY_SCALAR, "Number"},
+    {"Number", CTPY_SCALAR, "Number"},
     {"int", CTPY_INT, "int"},
     {"float", CTPY_FLOAT, "float"},
     {"bool", CTPY_BOOL, "bool"},
@@ -603,8 +604,12 @@ ctpy_to_memory_format(PyObject *o, ctpy_memfmt dflt, const char *fname,
             return -1;
         }
     }
+    /* ctorch/_layouts.py's classes print as torch's (torch.layout) */
+    const char *tn = Py_TYPE(o)->tp_name;
+    bool ours = strcmp(tn, "layout") == 0 || strcmp(tn, "memory_format") == 0 ||
+                strcmp(tn, "qscheme") == 0;
     PyErr_Format(PyExc_TypeError, "%s(): argument 'memory_format' must be "
-                 "torch.memory_format, not %s", fname, Py_TYPE(o)->tp_name);
+                 "torch.memory_format, not %s%s", fname, ours ? "torch." : "", tn);
     return -1;
 }
 

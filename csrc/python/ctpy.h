@@ -66,6 +66,14 @@ int ctpy_flush_warnings(void);      /* ct warnings -> UserWarning; -1 on error *
 PyObject *ctpy_result(ct_tensor *t);
 /* AssertionError("Torch not compiled with CUDA enabled"); returns NULL. */
 PyObject *ctpy_no_cuda(void);
+/* The callable a __reduce__ names for pickle (new reference): `type`
+ * itself when torch.<name> is that type (under ctorchrun), else
+ * ctorch._C.<fallback>, since pickle finds a type by its printed name and
+ * torch.<name> is a different object, or missing, next to plain ctorch. */
+PyObject *ctpy_pickle_constructor(PyTypeObject *type, const char *name,
+                                  const char *fallback);
+/* 1 when torch is imported and torch.<name> is obj, 0 if not, -1 on error. */
+int ctpy_torch_has(const char *name, PyObject *obj);
 
 /* tensor.c */
 PyObject *ctpy_wrap(ct_tensor *t);  /* new reference to t's Python object */

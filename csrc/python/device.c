@@ -30,8 +30,10 @@ device_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     int rc = ctpy_to_device(what, &d);
     if (rc != 0) {
         if (rc > 0) {
-            PyErr_Format(PyExc_TypeError, "device() received an invalid combination "
-                         "of arguments - got (%s)", Py_TYPE(what)->tp_name);
+            PyErr_Format(PyExc_TypeError, "Device() received an invalid combination "
+                         "of arguments - got (%s), but expected one of:\n"
+                         " * (torch.device device)\n * (str type, int index)\n",
+                         Py_TYPE(what)->tp_name);
         }
         return NULL;
     }
@@ -44,8 +46,8 @@ device_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         }
         if (ctpy_to_int64(index, &i) != 0) {
             if (!PyErr_Occurred()) {
-                PyErr_SetString(PyExc_TypeError, "device(): argument 'index' must "
-                                "be int");
+                PyErr_Format(PyExc_TypeError, "Device(): argument 'index' (position "
+                             "2) must be int, not %s", Py_TYPE(index)->tp_name);
             }
             return NULL;
         }
@@ -117,11 +119,15 @@ device_reduce(CtDeviceObject *self, PyObject *unused)
 {
     (void)unused;
     const char *name = ct_device_type_name(self->device.type);
-    if (self->device.index >= 0) {
-        return Py_BuildValue("(O(si))", (PyObject *)&CtDevice_Type, name,
-                             self->device.index);
+    PyObject *ctor = ctpy_pickle_constructor(&CtDevice_Type, "device",
+                                             "_rebuild_device");
+    if (ctor == NULL) {
+        return NULL;
     }
-    return Py_BuildValue("(O(s))", (PyObject *)&CtDevice_Type, name);
+    if (self->device.index >= 0) {
+        return Py_BuildValue("(N(si))", ctor, name, self->device.index);
+    }
+    return Py_BuildValue("(N(s))", ctor, name);
 }
 
 static PyGetSetDef device_getset[] = {

@@ -22,8 +22,7 @@ ctpy_to_dlpack(PyObject *self, PyObject *tensor)
 {
     (void)self;
     if (!ctpy_is_tensor(tensor)) {
-        PyErr_Format(PyExc_TypeError, "to_dlpack(): argument 'tensor' must be Tensor, "
-                     "not %s", Py_TYPE(tensor)->tp_name);
+        PyErr_SetString(PyExc_RuntimeError, "data must be a Tensor");
         return NULL;
     }
     DLManagedTensor *m = ct_tensor_to_dlpack(ctpy_tensor(tensor));

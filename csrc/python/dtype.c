@@ -43,6 +43,11 @@ static PyObject *
 dtype_is_signed(CtDtypeObject *self, void *c)
 {
     (void)c;
+    if (ct_dtype_table[self->dtype].is_quantized) {
+        PyErr_SetString(PyExc_RuntimeError, "isSignedType not supported for quantized "
+                        "types");
+        return NULL;
+    }
     return PyBool_FromLong(ct_dtype_table[self->dtype].is_signed);
 }
 
@@ -61,7 +66,22 @@ dtype_itemsize(CtDtypeObject *self, void *c)
     return PyLong_FromSize_t(ct_dtype_itemsize(self->dtype));
 }
 
+/* The module pickle records for a dtype (whose __reduce__ gives its name):
+ * "torch" when torch.<name> is this object (under ctorchrun), else
+ * "ctorch".  Without it pickle would search every module for the name. */
+static PyObject *
+dtype_module(CtDtypeObject *self, void *c)
+{
+    (void)c;
+    int torch = ctpy_torch_has(ct_dtype_table[self->dtype].name, (PyObject *)self);
+    if (torch < 0) {
+        return NULL;
+    }
+    return PyUnicode_FromString(torch ? "torch" : "ctorch");
+}
+
 static PyGetSetDef dtype_getset[] = {
+    {"__module__", (getter)dtype_module, NULL, NULL, NULL},
     {"is_floating_point", (getter)dtype_is_floating, NULL, NULL, NULL},
     {"is_signed", (getter)dtype_is_signed, NULL, NULL, NULL},
     {"is_complex", (getter)dtype_false, NULL, NULL, NULL},

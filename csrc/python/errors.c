@@ -76,3 +76,41 @@ ctpy_no_cuda(void)
     PyErr_SetString(PyExc_AssertionError, "Torch not compiled with CUDA enabled");
     return NULL;
 }
+
+int
+ctpy_torch_has(const char *name, PyObject *obj)
+{
+    PyObject *torch_name = PyUnicode_FromString("torch");
+    if (torch_name == NULL) {
+        return -1;
+    }
+    PyObject *torch = PyImport_GetModule(torch_name);
+    Py_DECREF(torch_name);
+    if (torch == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    PyObject *attr = PyObject_GetAttrString(torch, name);
+    Py_DECREF(torch);
+    if (attr == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_DECREF(attr);
+    return attr == obj;
+}
+
+PyObject *
+ctpy_pickle_constructor(PyTypeObject *type, const char *name, const char *fallback)
+{
+    int rc = ctpy_torch_has(name, (PyObject *)type);
+    if (rc != 0) {
+        return rc < 0 ? NULL : Py_NewRef((PyObject *)type);
+    }
+    PyObject *mod = PyImport_ImportModule("ctorch._C");
+    if (mod == NULL) {
+        return NULL;
+    }
+    PyObject *fn = PyObject_GetAttrString(mod, fallback);
+    Py_DECREF(mod);
+    return fn;
+}

@@ -602,6 +602,21 @@ fn_empty_cache(PyObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* Pickle's way back to a Size or a device (see ctpy_pickle_constructor). */
+static PyObject *
+fn_rebuild_size(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    return PyObject_CallOneArg((PyObject *)&CtSize_Type, arg);
+}
+
+static PyObject *
+fn_rebuild_device(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return PyObject_Call((PyObject *)&CtDevice_Type, args, NULL);
+}
+
 PyMethodDef ctpy_functions[] = {
     ENTRY("zeros", fn_zeros, "zeros(*size, dtype=None, ...) -> Tensor"),
     ENTRY("ones", fn_ones, "ones(*size, dtype=None, ...) -> Tensor"),
@@ -640,6 +655,8 @@ PyMethodDef ctpy_functions[] = {
     {"get_num_threads", fn_get_num_threads, METH_NOARGS, NULL},
     {"set_num_threads", fn_set_num_threads, METH_O, NULL},
     {"_live_counts", fn_live_counts, METH_NOARGS, NULL},
+    {"_rebuild_size", fn_rebuild_size, METH_O, NULL},
+    {"_rebuild_device", fn_rebuild_device, METH_VARARGS, NULL},
     {"_legacy_new", (PyCFunction)(void (*)(void))ctpy_legacy_new_fn,
      METH_VARARGS | METH_KEYWORDS, NULL},
     {"_empty_cache", fn_empty_cache, METH_NOARGS, NULL},

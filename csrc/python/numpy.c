@@ -193,6 +193,24 @@ wrap_array(PyArrayObject *arr)
     return t != NULL ? t : (ct_tensor *)ctpy_raise();
 }
 
+/* Sharing a read-only array warns, once per process (TORCH_WARN_ONCE). */
+static int
+warn_if_not_writable(PyObject *arr)
+{
+    static bool warned;
+    if (warned || PyArray_ISWRITEABLE((PyArrayObject *)arr)) {
+        return 0;
+    }
+    warned = true;
+    return PyErr_WarnEx(PyExc_UserWarning,
+                        "The given NumPy array is not writable, and PyTorch does not "
+                        "support non-writable tensors. This means writing to this "
+                        "tensor will result in undefined behavior. You may want to copy "
+                        "the array to protect its data or make it writable before "
+                        "converting it to a tensor. This type of warning will be "
+                        "suppressed for the rest of this program.", 1);
+}
+
 PyObject *
 ctpy_from_numpy(PyObject *self, PyObject *arr)
 {
@@ -205,14 +223,7 @@ ctpy_from_numpy(PyObject *self, PyObject *arr)
                      Py_TYPE(arr)->tp_name);
         return NULL;
     }
-    if (!PyArray_ISWRITEABLE((PyArrayObject *)arr) &&
-        PyErr_WarnEx(PyExc_UserWarning,
-                     "The given NumPy array is not writable, and PyTorch does not "
-                     "support non-writable tensors. This means writing to this tensor "
-                     "will result in undefined behavior. You may want to copy the "
-                     "array to protect its data or make it writable before converting "
-                     "it to a tensor. This type of warning will be suppressed for the "
-                     "rest of this program.", 1) < 0) {
+    if (warn_if_not_writable(arr) < 0) {
         return NULL;
     }
     ct_tensor *t = wrap_array((PyArrayObject *)arr);
@@ -227,6 +238,9 @@ ctpy_from_numpy(PyObject *self, PyObject *arr)
 ct_tensor *
 ctpy_tensor_from_ndarray(PyObject *arr, ct_dtype dtype, bool copy)
 {
+    if (!copy && warn_if_not_writable(arr) < 0) {
+        return NULL;
+    }
     ct_tensor *view = wrap_array((PyArrayObject *)arr);
     if (view == NULL) {
         return NULL;

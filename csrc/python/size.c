@@ -36,7 +36,8 @@ size_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     if (seq == NULL) {
         return ctpy_size_new(0, NULL);
     }
-    PyObject *fast = PySequence_Fast(seq, "torch.Size() takes an iterable of 'int'");
+    /* tuple(seq) first, so a non-iterable fails with tuple's message */
+    PyObject *fast = PySequence_Tuple(seq);
     if (fast == NULL) {
         return NULL;
     }
@@ -93,9 +94,50 @@ size_reduce(PyObject *self, PyObject *unused)
     if (t == NULL) {
         return NULL;
     }
-    PyObject *r = Py_BuildValue("(O(N))", (PyObject *)&CtSize_Type, t);
-    return r;
+    PyObject *ctor = ctpy_pickle_constructor(&CtSize_Type, "Size", "_rebuild_size");
+    if (ctor == NULL) {
+        Py_DECREF(t);
+        return NULL;
+    }
+    return Py_BuildValue("(N(N))", ctor, t);
 }
+
+/* A tuple result as a Size (new reference; steals nothing). */
+static PyObject *
+as_size(PyObject *tuple)
+{
+    if (tuple == NULL) {
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(tuple);
+    PyObject *s = PyTuple_Type.tp_alloc(&CtSize_Type, n);
+    if (s != NULL) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyTuple_SET_ITEM(s, i, Py_NewRef(PyTuple_GET_ITEM(tuple, i)));
+        }
+    }
+    Py_DECREF(tuple);
+    return s;
+}
+
+/* Size + tuple and Size * n are Sizes (torch.Size's sq_concat/sq_repeat);
+ * tuple + Size stays a tuple. */
+static PyObject *
+size_concat(PyObject *self, PyObject *other)
+{
+    return as_size(PyTuple_Type.tp_as_sequence->sq_concat(self, other));
+}
+
+static PyObject *
+size_repeat(PyObject *self, Py_ssize_t n)
+{
+    return as_size(PyTuple_Type.tp_as_sequence->sq_repeat(self, n));
+}
+
+static PySequenceMethods size_as_sequence = {
+    .sq_concat = size_concat,
+    .sq_repeat = size_repeat,
+};
 
 /* Slices of a Size are Sizes. */
 static PyObject *
@@ -130,6 +172,7 @@ PyTypeObject CtSize_Type = {
     .tp_name = "torch.Size",
     .tp_basicsize = 0,
     .tp_repr = size_repr,
+    .tp_as_sequence = &size_as_sequence,
     .tp_as_mapping = &size_as_mapping,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_TUPLE_SUBCLASS,
     .tp_methods = size_methods,

@@ -17,6 +17,64 @@ consumes_dim(PyObject *o)
     return o != Py_None && o != Py_Ellipsis && !PyBool_Check(o);
 }
 
+/* A 0-d tensor of a (non-bool, non-uint8) integer dtype indexes like an int;
+ * other tensors are masks or index lists (advanced indexing). */
+static bool
+is_int_tensor_index(PyObject *o)
+{
+    if (!ctpy_is_tensor(o)) {
+        return false;
+    }
+    ct_tensor *t = ctpy_tensor(o);
+    return t->ndim == 0 && ct_dtype_is_integral(t->dtype, false) &&
+           t->dtype != CT_DTYPE_UINT8;
+}
+
+/* 0 when `it` is a basic index that takes up a dimension (an int, a slice,
+ * a 0-d integer tensor, anything else with __index__); -1 with torch's
+ * error otherwise.  Advanced indices raise NotImplementedError. */
+static int
+check_basic_index(PyObject *it)
+{
+    if (is_basic_int(it) || PySlice_Check(it) || is_int_tensor_index(it)) {
+        return 0;
+    }
+    if (ctpy_is_tensor(it)) {
+        if (!ct_dtype_is_integral(ctpy_tensor(it)->dtype, true)) {
+            PyErr_SetString(PyExc_IndexError, "tensors used as indices must be long, "
+                            "byte or bool tensors");
+            return -1;
+        }
+    }
+    else if (ctpy_is_ndarray(it)) {
+        /* a 0-d integer array is an int, any other array an index tensor */
+        PyObject *i = PyNumber_Index(it);
+        if (i != NULL) {
+            Py_DECREF(i);
+            return 0;
+        }
+        PyErr_Clear();
+    }
+    else if (PyUnicode_Check(it) || PyBytes_Check(it)) {
+        /* torch tries to make an index tensor of it */
+        PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'",
+                     Py_TYPE(it)->tp_name);
+        return -1;
+    }
+    else if (!PySequence_Check(it)) {
+        if (PyIndex_Check(it)) {
+            return 0;
+        }
+        PyErr_Format(PyExc_IndexError, "only integers, slices (`:`), ellipsis (`...`), "
+                     "None and long or byte Variables are valid indices (got %s)",
+                     Py_TYPE(it)->tp_name);
+        return -1;
+    }
+    PyErr_SetString(PyExc_NotImplementedError, "indexing with tensors, arrays or "
+                    "lists (advanced indexing) is not supported yet");
+    return -1;
+}
+
 /* The view that `index` selects; new reference, or NULL with an exception. */
 static ct_tensor *
 basic_view(ct_tensor *t, PyObject *index)
@@ -45,18 +103,8 @@ basic_view(ct_tensor *t, PyObject *index)
             }
         }
         else if (consumes_dim(it)) {
-            if (!is_basic_int(it) && !PySlice_Check(it) && !PyIndex_Check(it)) {
+            if (check_basic_index(it) < 0) {
                 Py_DECREF(items);
-                if (ctpy_is_tensor(it) || PyList_Check(it) || PyTuple_Check(it)) {
-                    PyErr_SetString(PyExc_NotImplementedError, "indexing with tensors "
-                                    "or lists (advanced indexing) is not supported "
-                                    "yet");
-                }
-                else {
-                    PyErr_SetString(PyExc_IndexError, "only integers, slices "
-                                    "(`:`), ellipsis (`...`), None and long or byte "
-                                    "Variables are valid indices (got str)");
-                }
                 return NULL;
             }
             consumed++;
@@ -160,40 +208,89 @@ ctpy_tensor_getitem(PyObject *self, PyObject *index)
     return r;
 }
 
+/* torch's valueToTensor for a non-tensor value: ints (numpy's too) and
+ * floats; anything else is "can't assign a list to a torch.FloatTensor".
+ * 0, or -1 with an exception set. */
+static int
+setitem_scalar(PyObject *value, ct_dtype dtype, ct_scalar *out)
+{
+    ct_dtype nd;
+    bool np_int = false;
+
+    if (ctpy_is_numpy_scalar(value) && !PyFloat_Check(value)) {
+        if (ctpy_numpy_dtype(value, &nd) == 0) {
+            np_int = ct_dtype_is_integral(nd, false);
+        }
+        PyErr_Clear();
+    }
+    if (PyLong_Check(value) || np_int) {
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (v == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (overflow) {
+            PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+            return -1;
+        }
+        *out = ct_scalar_int(v);
+        return 0;
+    }
+    if (PyFloat_Check(value)) {
+        *out = ct_scalar_float(PyFloat_AS_DOUBLE(value));
+        return 0;
+    }
+    PyErr_Format(PyExc_TypeError, "can't assign a %s to a torch.%sTensor",
+                 Py_TYPE(value)->tp_name, ct_dtype_table[dtype].legacy);
+    return -1;
+}
+
+/* t[index] = tensor: the value loses its leading size-1 dims, then is
+ * expanded to the destination's shape (torch's copy_to), so the errors
+ * are expand's. */
+static int
+setitem_tensor(ct_tensor *dst, const ct_tensor *value)
+{
+    int skip = 0;
+    while (skip < value->ndim && value->sizes[skip] == 1) {
+        skip++;
+    }
+    ct_tensor *src = ct_tensor_view_of(value, value->offset, value->ndim - skip,
+                                       value->sizes + skip, value->strides + skip);
+    if (src == NULL) {
+        return -1;
+    }
+    ct_tensor *e = ct_expand(src, dst->ndim, dst->sizes);
+    ct_tensor_decref(src);
+    if (e == NULL) {
+        return -1;
+    }
+    int rc = ct_copy_(dst, e);
+    ct_tensor_decref(e);
+    return rc;
+}
+
 int
 ctpy_tensor_setitem(PyObject *self, PyObject *index, PyObject *value)
 {
+    ct_scalar s;
+    int rc;
+
     if (value == NULL) {
         PyErr_SetString(PyExc_TypeError, "Tensor does not support deleting items");
         return -1;
     }
+    if (!ctpy_is_tensor(value) && setitem_scalar(value, ctpy_tensor(self)->dtype, &s) < 0) {
+        return -1;
+    }
     ct_tensor *v = basic_view(ctpy_tensor(self), index);
-    int rc;
     if (v == NULL) {
         return -1;
     }
     if (ctpy_is_tensor(value)) {
-        rc = ct_copy_(v, ctpy_tensor(value));
+        rc = setitem_tensor(v, ctpy_tensor(value));
     }
     else {
-        ct_scalar s;
-        rc = ctpy_to_scalar(value, &s);
-        if (rc != 0) {
-            ct_tensor_decref(v);
-            if (rc > 0) {
-                ct_tensor *src = ctpy_tensor_from_data(value, ctpy_tensor(self)->dtype,
-                                                       true, false);
-                if (src == NULL) {
-                    return PyErr_Occurred() ? -1 : ctpy_raise_int();
-                }
-                v = basic_view(ctpy_tensor(self), index);
-                rc = v ? ct_copy_(v, src) : -1;
-                ct_tensor_decref(src);
-                ct_tensor_decref(v);
-                return rc < 0 && !PyErr_Occurred() ? ctpy_raise_int() : rc;
-            }
-            return -1;
-        }
         rc = ct_fill_(v, s);
     }
     ct_tensor_decref(v);

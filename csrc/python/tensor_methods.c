@@ -33,6 +33,19 @@ wrap_dim(int64_t dim, int ndim)
     return d < 0 ? ctpy_raise_int() : d;
 }
 
+/* size(d) and stride(d) do not accept a dim on a 0-d tensor (torch's
+ * maybe_wrap_dim with wrap_scalar=false). */
+static int
+wrap_dim_no_scalar(int64_t dim, int ndim)
+{
+    if (ndim == 0) {
+        PyErr_Format(PyExc_IndexError, "Dimension specified as %lld but tensor has no "
+                     "dimensions", (long long)dim);
+        return -1;
+    }
+    return wrap_dim(dim, ndim);
+}
+
 static PyObject *
 t_size(FASTCALL_ARGS)
 {
@@ -44,11 +57,11 @@ t_size(FASTCALL_ARGS)
     if (v[0].is_none) {
         return ctpy_size_new(SELF->ndim, SELF->sizes);
     }
-    int d = wrap_dim(v[0].i, SELF->ndim);
+    int d = wrap_dim_no_scalar(v[0].i, SELF->ndim);
     if (d < 0) {
         return NULL;
     }
-    return PyLong_FromLongLong(SELF->ndim ? SELF->sizes[d] : 1);
+    return PyLong_FromLongLong(SELF->sizes[d]);
 }
 
 static PyObject *
@@ -66,11 +79,11 @@ t_stride(FASTCALL_ARGS)
         }
         return r;
     }
-    int d = wrap_dim(v[0].i, SELF->ndim);
+    int d = wrap_dim_no_scalar(v[0].i, SELF->ndim);
     if (d < 0) {
         return NULL;
     }
-    return PyLong_FromLongLong(SELF->ndim ? SELF->strides[d] : 1);
+    return PyLong_FromLongLong(SELF->strides[d]);
 }
 
 static PyObject *
@@ -99,8 +112,14 @@ t_is_contiguous(FASTCALL_ARGS)
 {
     static ctpy_sig sig = CTPY_SIG("is_contiguous(*, object? memory_format=None)");
     ctpy_arg v[1];
-    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+    ctpy_memfmt fmt;
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0 ||
+        ctpy_to_memory_format(v[0].obj, CTPY_MEMFMT_CONTIGUOUS, "is_contiguous",
+                              &fmt) < 0) {
         return NULL;
+    }
+    if (fmt == CTPY_MEMFMT_CHANNELS_LAST) {
+        return PyBool_FromLong(ctpy_is_channels_last(SELF));
     }
     return PyBool_FromLong(ct_tensor_is_contiguous(SELF));
 }
@@ -139,6 +158,11 @@ t_item(PyObject *self, PyObject *unused)
 {
     (void)unused;
     ct_scalar s;
+    if (SELF->numel != 1) {
+        PyErr_SetString(PyExc_ValueError, "only one element tensors can be converted "
+                        "to Python scalars");
+        return NULL;
+    }
     if (ct_dtype_table[SELF->dtype].is_quantized) {
         ct_tensor *d = ct_dequantize(SELF);
         if (d == NULL) {
@@ -158,6 +182,81 @@ t_item(PyObject *self, PyObject *unused)
 }
 
 /* --- views ------------------------------------------------------------- */
+/* t.view(dtype): the same bytes seen as another dtype (torch's view_dtype:
+ * the last dimension absorbs a change of element size).  A new reference,
+ * or NULL with the ct error set. */
+static ct_tensor *
+view_dtype(ct_tensor *t, ct_dtype dtype)
+{
+    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS], offset = t->offset;
+    int64_t from = (int64_t)ct_dtype_itemsize(t->dtype);
+    int64_t to = (int64_t)ct_dtype_itemsize(dtype);
+    const char *a = ct_dtype_table[t->dtype].legacy, *b = ct_dtype_table[dtype].legacy;
+    int nd = t->ndim;
+
+    if (dtype == t->dtype) {
+        return ct_tensor_view_of(t, t->offset, nd, t->sizes, t->strides);
+    }
+    if (ct_dtype_table[dtype].is_quantized || ct_dtype_table[t->dtype].is_quantized) {
+        ct_error(CT_ERR_RUNTIME, "view(dtype) is not supported for quantized tensors");
+        return NULL;
+    }
+    memcpy(sizes, t->sizes, sizeof(int64_t) * (size_t)nd);
+    memcpy(strides, t->strides, sizeof(int64_t) * (size_t)nd);
+    if (from != to) {
+        if (nd == 0) {
+            ct_error(CT_ERR_RUNTIME, "self.dim() cannot be 0 to view %s as %s "
+                     "(different element sizes)", a, b);
+            return NULL;
+        }
+        if (strides[nd - 1] != 1) {
+            ct_error(CT_ERR_RUNTIME, "self.stride(-1) must be 1 to view %s as %s "
+                     "(different element sizes), but got %lld", a, b,
+                     (long long)strides[nd - 1]);
+            return NULL;
+        }
+    }
+    if (from > to) {
+        int64_t ratio = from / to;
+        for (int i = 0; i < nd - 1; i++) {
+            strides[i] *= ratio;
+        }
+        sizes[nd - 1] *= ratio;
+        offset *= ratio;
+    }
+    else if (from < to) {
+        int64_t ratio = to / from;
+        if (sizes[nd - 1] % ratio != 0) {
+            ct_error(CT_ERR_RUNTIME, "self.size(-1) must be divisible by %lld to view "
+                     "%s as %s (different element sizes), but got %lld",
+                     (long long)ratio, a, b, (long long)sizes[nd - 1]);
+            return NULL;
+        }
+        if (offset % ratio != 0) {
+            ct_error(CT_ERR_RUNTIME, "self.storage_offset() must be divisible by %lld "
+                     "to view %s as %s (different element sizes), but got %lld",
+                     (long long)ratio, a, b, (long long)offset);
+            return NULL;
+        }
+        for (int i = 0; i < nd - 1; i++) {
+            if (strides[i] % ratio != 0) {
+                ct_error(CT_ERR_RUNTIME, "self.stride(%d) must be divisible by %lld to "
+                         "view %s as %s (different element sizes), but got %lld", i,
+                         (long long)ratio, a, b, (long long)strides[i]);
+                return NULL;
+            }
+            strides[i] /= ratio;
+        }
+        sizes[nd - 1] /= ratio;
+        offset /= ratio;
+    }
+    ct_tensor *r = ct_tensor_view_of(t, offset, nd, sizes, strides);
+    if (r != NULL) {
+        r->dtype = dtype;
+    }
+    return r;
+}
+
 static PyObject *
 t_view(FASTCALL_ARGS)
 {
@@ -170,12 +269,7 @@ t_view(FASTCALL_ARGS)
         return NULL;
     }
     if (which == 1) {
-        if (v[0].dtype == SELF->dtype) {
-            return ctpy_result(ctpy_alias(SELF));
-        }
-        PyErr_SetString(PyExc_RuntimeError, "view(dtype) between dtypes of "
-                        "different sizes is not supported yet");
-        return NULL;
+        return ctpy_result(view_dtype(SELF, v[0].dtype));
     }
     return ctpy_result(ct_view(SELF, v[0].n, v[0].list));
 }
@@ -315,13 +409,13 @@ t_flatten(FASTCALL_ARGS)
         return NULL;
     }
     ct_tensor *t = SELF;
-    if (t->ndim == 0) {
-        int64_t one = 1;
-        return ctpy_result(ct_reshape(t, 1, &one));
-    }
     int s = wrap_dim(v[0].i, t->ndim), e;
     if (s < 0 || (e = wrap_dim(v[1].i, t->ndim)) < 0) {
         return NULL;
+    }
+    if (t->ndim == 0) {
+        int64_t one = 1;
+        return ctpy_result(ct_reshape(t, 1, &one));
     }
     if (s > e) {
         PyErr_SetString(PyExc_RuntimeError, "flatten() has invalid args: start_dim "
@@ -347,13 +441,51 @@ t_flatten(FASTCALL_ARGS)
 }
 
 /* --- copies and conversions -------------------------------------------- */
+/* A copy of t in dtype laid out with `strides` (from ctpy_memfmt_strides).
+ * A new reference, or NULL with the ct error set. */
+static ct_tensor *
+copy_strided(const ct_tensor *t, ct_dtype dtype, const int64_t *strides)
+{
+    ct_tensor *r = ct_empty_strided(t->ndim, t->sizes, strides, dtype, ct_device_cpu());
+    int rc;
+    if (r == NULL) {
+        return NULL;
+    }
+    RUN_OP(rc, t->numel, ct_copy_(r, t));
+    if (rc < 0) {
+        ct_tensor_decref(r);
+        return NULL;
+    }
+    return r;
+}
+
 static PyObject *
 t_contiguous(FASTCALL_ARGS)
 {
     static ctpy_sig sig = CTPY_SIG("contiguous(*, object? memory_format=None)");
     ctpy_arg v[1];
-    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+    ctpy_memfmt fmt;
+    int64_t strides[CT_MAX_DIMS];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0 ||
+        ctpy_to_memory_format(v[0].obj, CTPY_MEMFMT_CONTIGUOUS, "contiguous", &fmt) < 0) {
         return NULL;
+    }
+    if (fmt == CTPY_MEMFMT_PRESERVE) {
+        if (ct_tensor_is_contiguous(SELF)) {
+            return Py_NewRef(self);
+        }
+        PyErr_SetString(PyExc_RuntimeError, "preserve memory format is unsupported by "
+                        "the contiguous operator");
+        return NULL;
+    }
+    if (fmt == CTPY_MEMFMT_CHANNELS_LAST) {
+        if (ctpy_memfmt_strides(fmt, SELF, strides) < 0) {
+            return NULL;
+        }
+        if (ctpy_is_channels_last(SELF)) {
+            return Py_NewRef(self);
+        }
+        return ctpy_result(copy_strided(SELF, SELF->dtype, strides));
     }
     if (ct_tensor_is_contiguous(SELF)) {
         return Py_NewRef(self);
@@ -368,11 +500,22 @@ t_clone(FASTCALL_ARGS)
 {
     static ctpy_sig sig = CTPY_SIG("clone(*, object? memory_format=None)");
     ctpy_arg v[1];
-    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+    ctpy_memfmt fmt;
+    int64_t strides[CT_MAX_DIMS];
+    ct_tensor *r;
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0 ||
+        ctpy_to_memory_format(v[0].obj, CTPY_MEMFMT_PRESERVE, "clone", &fmt) < 0) {
         return NULL;
     }
-    ct_tensor *r;
-    RUN_OP(r, SELF->numel, ct_clone(SELF));
+    if (fmt == CTPY_MEMFMT_PRESERVE || ct_dtype_table[SELF->dtype].is_quantized) {
+        RUN_OP(r, SELF->numel, ct_clone(SELF));
+    }
+    else {
+        if (ctpy_memfmt_strides(fmt, SELF, strides) < 0) {
+            return NULL;
+        }
+        r = copy_strided(SELF, SELF->dtype, strides);
+    }
     if (r != NULL && (SELF->flags & CT_TENSOR_REQUIRES_GRAD)) {
         r->flags |= CT_TENSOR_REQUIRES_GRAD;
     }
@@ -402,6 +545,12 @@ t_requires_grad_(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
+    if (v[0].b && !ct_dtype_is_floating(SELF->dtype)) {
+        /* requires_grad_() words it differently from the setter */
+        PyErr_SetString(PyExc_RuntimeError, "only Tensors of floating point dtype can "
+                        "require gradients");
+        return NULL;
+    }
     if (ctpy_set_requires_grad(SELF, v[0].b) < 0) {
         return NULL;
     }
@@ -425,6 +574,8 @@ t_to(FASTCALL_ARGS)
     ct_dtype dtype = SELF->dtype;
     ct_device device = ct_tensor_device(SELF);
     bool copy;
+    ctpy_memfmt fmt;
+    PyObject *fmt_obj;
 
     int which = ctpy_parse_overloads(sigs, 3, args, nargs, kwnames, v);
     if (which < 0) {
@@ -433,6 +584,7 @@ t_to(FASTCALL_ARGS)
     if (which == 0) {
         dtype = v[0].dtype;
         copy = v[2].b;
+        fmt_obj = v[3].obj;
     }
     else if (which == 1) {
         if (!v[0].is_none) {
@@ -442,22 +594,40 @@ t_to(FASTCALL_ARGS)
             dtype = v[1].dtype;
         }
         copy = v[3].b;
+        fmt_obj = v[4].obj;
     }
     else {
         dtype = v[0].t->dtype;
         device = ct_tensor_device(v[0].t);
         copy = v[2].b;
+        fmt_obj = v[3].obj;
     }
-    if (device.type != ct_tensor_device(SELF).type) {
-        PyErr_Format(PyExc_RuntimeError, "ctorch was built without CUDA support; "
-                     "cannot move a tensor to '%s'", ct_device_type_name(device.type));
+    if (ctpy_to_memory_format(fmt_obj, CTPY_MEMFMT_PRESERVE, "to", &fmt) < 0) {
         return NULL;
     }
-    if (dtype == SELF->dtype && !copy) {
+    if (device.type != ct_tensor_device(SELF).type) {
+        return ctpy_no_cuda();
+    }
+    /* torch returns self unless something changes; a layout request counts
+     * only when it differs from the suggested format (channels_last for a
+     * 4-d tensor with channels-last strides, contiguous otherwise) */
+    bool cl = ctpy_is_channels_last(SELF) && !ct_tensor_is_contiguous(SELF);
+    ctpy_memfmt suggested = cl ? CTPY_MEMFMT_CHANNELS_LAST : CTPY_MEMFMT_CONTIGUOUS;
+    if (dtype == SELF->dtype && !copy &&
+        (fmt == CTPY_MEMFMT_PRESERVE || fmt == suggested)) {
         return Py_NewRef(self);
     }
     ct_tensor *r;
-    RUN_OP(r, SELF->numel, ct_to_dtype(SELF, dtype, true));
+    if (fmt == CTPY_MEMFMT_PRESERVE) {
+        RUN_OP(r, SELF->numel, ct_to_dtype(SELF, dtype, true));
+    }
+    else {
+        int64_t strides[CT_MAX_DIMS];
+        if (ctpy_memfmt_strides(fmt, SELF, strides) < 0) {
+            return NULL;
+        }
+        r = copy_strided(SELF, dtype, strides);
+    }
     if (r != NULL && (SELF->flags & CT_TENSOR_REQUIRES_GRAD) && ct_dtype_is_floating(dtype)) {
         r->flags |= CT_TENSOR_REQUIRES_GRAD;
     }
@@ -473,6 +643,9 @@ convert_to(PyObject *self, ct_dtype dtype)
     }
     ct_tensor *r;
     RUN_OP(r, SELF->numel, ct_to_dtype(SELF, dtype, true));
+    if (r != NULL && (SELF->flags & CT_TENSOR_REQUIRES_GRAD) && ct_dtype_is_floating(dtype)) {
+        r->flags |= CT_TENSOR_REQUIRES_GRAD;
+    }
     return ctpy_result(r);
 }
 
@@ -482,7 +655,9 @@ convert_to(PyObject *self, ct_dtype dtype)
     {                                                                     \
         (void)args;                                                       \
         if (nargs != 0) {                                                 \
-            PyErr_SetString(PyExc_TypeError, #NAME "() takes no positional arguments"); \
+            PyErr_Format(PyExc_TypeError, #NAME "() takes 0 positional "    \
+                         "arguments but %zd %s given", nargs,             \
+                         nargs == 1 ? "was" : "were");                    \
             return NULL;                                                  \
         }                                                                 \
         (void)kwnames;                                                    \
@@ -503,13 +678,15 @@ CONVERSION(bool, CT_DTYPE_BOOL)
 static PyObject *
 t_copy_(FASTCALL_ARGS)
 {
-    static ctpy_sig sig = CTPY_SIG("copy_(Tensor src, bool non_blocking=False)");
+    /* torch 1.13 names the source `other` and takes a number too */
+    static ctpy_sig sig = CTPY_SIG("copy_(TensorN other, bool non_blocking=False)");
     ctpy_arg v[2];
     int rc;
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
     RUN_OP(rc, SELF->numel, ct_copy_(SELF, v[0].t));
+    ctpy_release(&sig, v);
     if (rc < 0) {
         return ctpy_raise();
     }
@@ -519,18 +696,28 @@ t_copy_(FASTCALL_ARGS)
 static PyObject *
 t_fill_(FASTCALL_ARGS)
 {
-    static ctpy_sig sig = CTPY_SIG("fill_(Scalar value)");
+    static ctpy_sig s_tensor = CTPY_SIG("fill_(Tensor value)");
+    static ctpy_sig s_scalar = CTPY_SIG("fill_(Number value)");
+    static ctpy_sig *sigs[] = {&s_tensor, &s_scalar};
     ctpy_arg v[1];
+    ct_scalar value;
     int rc;
-    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+    int which = ctpy_parse_overloads(sigs, 2, args, nargs, kwnames, v);
+    if (which < 0) {
         return NULL;
     }
-    if (v[0].obj != NULL && ctpy_is_tensor(v[0].obj) && ctpy_tensor(v[0].obj)->ndim != 0) {
-        PyErr_Format(PyExc_RuntimeError, "fill_ only supports 0-dimension value tensor "
-                     "but got tensor with %d dimensions.", ctpy_tensor(v[0].obj)->ndim);
-        return NULL;
+    if (which == 0) {
+        if (v[0].t->ndim != 0) {
+            PyErr_Format(PyExc_RuntimeError, "fill_ only supports 0-dimension value "
+                         "tensor but got tensor with %d dimensions.", v[0].t->ndim);
+            return NULL;
+        }
+        value = ct_tensor_item_at(v[0].t, 0);
     }
-    RUN_OP(rc, SELF->numel, ct_fill_(SELF, v[0].s));
+    else {
+        value = v[0].s;
+    }
+    RUN_OP(rc, SELF->numel, ct_fill_(SELF, value));
     if (rc < 0) {
         return ctpy_raise();
     }
@@ -635,22 +822,26 @@ t_dequantize(PyObject *self, PyObject *unused)
     return ctpy_result(ct_dequantize(SELF));
 }
 
-static PyObject *
-t_int_repr(PyObject *self, PyObject *unused)
-{
-    (void)unused;
-    return ctpy_result(ct_int_repr(SELF));
-}
 
 static int
 check_quantized(PyObject *self, const char *what)
 {
     if (!ct_dtype_table[SELF->dtype].is_quantized) {
-        PyErr_Format(PyExc_RuntimeError, "Could not run 'aten::%s' with arguments "
-                     "from the 'CPU' backend.", what);
+        PyErr_Format(PyExc_NotImplementedError, "Could not run 'aten::%s' with "
+                     "arguments from the 'CPU' backend.", what);
         return -1;
     }
     return 0;
+}
+
+static PyObject *
+t_int_repr(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    if (check_quantized(self, "int_repr") < 0) {
+        return NULL;
+    }
+    return ctpy_result(ct_int_repr(SELF));
 }
 
 static PyObject *

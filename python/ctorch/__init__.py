@@ -42,9 +42,9 @@ _tensor_str._get_default_dtype = get_default_dtype
 _builtin_range = __builtins__["range"] if isinstance(__builtins__, dict) else __builtins__.range
 
 
-def range(start, end, step=1, **kwargs):
-    """torch.range: like arange but including `end` (deprecated in torch)."""
-    return _range(start, end, step, **kwargs)
+# torch.range: like arange but including `end` (deprecated in torch); the C
+# function itself, so argument errors read as torch's.
+range = _range
 
 
 def is_tensor(obj):

@@ -1,6 +1,7 @@
 """ctorch.Tensor: the C type _C.TensorBase plus the methods that are thin
 enough to stay in Python."""
 import os
+import warnings
 
 from . import _C, _tensor_str
 from ._layouts import per_tensor_affine, strided
@@ -13,9 +14,27 @@ _LEGACY_NAMES = {
     "qint32": "QInt32Tensor",
 }
 
+_QUANTIZED = ("qint8", "quint8", "qint32")
+
 
 def _legacy_type_name(dtype):
-    return "torch." + _LEGACY_NAMES[str(dtype).split(".")[-1]]
+    name = str(dtype).split(".")[-1]
+    prefix = "torch.quantized." if name in _QUANTIZED else "torch."
+    return prefix + _LEGACY_NAMES[name]
+
+
+_CUDA_TYPE_ERROR = (
+    "Cannot initialize CUDA without ATen_cuda library. PyTorch splits its backend "
+    "into two shared libraries: a CPU library and a CUDA library; this error has "
+    "occurred because you are trying to use some CUDA functionality, but the CUDA "
+    "library has not been loaded by the dynamic linker for some reason.  The CUDA "
+    "library MUST be loaded, EVEN IF you don't directly use any symbols from the CUDA "
+    "library! One common culprit is a lack of -Wl,--no-as-needed in your link "
+    "arguments; many dynamic linkers will delete dynamic library dependencies if you "
+    "don't depend on any of their symbols.  You can check if this has occurred by "
+    "using ldd on your binary to see if there is a dependency on *_cuda.so library.")
+
+_T_WARNED = False
 
 
 class Tensor(_C.TensorBase):
@@ -68,7 +87,24 @@ class Tensor(_C.TensorBase):
 
     @property
     def T(self):
-        return self.permute(*reversed(range(self.dim())))
+        n = self.dim()
+        global _T_WARNED
+        if n != 2 and n != 0 and not _T_WARNED:
+            _T_WARNED = True    # TORCH_WARN_ONCE
+            warnings.warn(
+                "The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                "shape is deprecated and it will throw an error in a future release. "
+                "Consider `x.mT` to transpose batches of matrices or "
+                "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                "dimensions of a tensor.", UserWarning, stacklevel=2)
+        return self.permute(tuple(reversed(range(n))))
+
+    @property
+    def mT(self):
+        if self.dim() < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of "
+                               "matrices. Got %d-D tensor." % self.dim())
+        return self.transpose(-2, -1)
 
     def unbind(self, dim=0):
         n = self.shape[dim]
@@ -83,9 +119,10 @@ class Tensor(_C.TensorBase):
         if dtype is None:
             return _legacy_type_name(self.dtype)
         if isinstance(dtype, str):
-            target = dtype.split(".")[-1]
+            if dtype.startswith("torch.cuda."):
+                raise RuntimeError(_CUDA_TYPE_ERROR)
             for name, legacy in _LEGACY_NAMES.items():
-                if legacy == target:
+                if dtype == "torch." + legacy and name not in _QUANTIZED:
                     return self.to(getattr(_C, name))
             raise ValueError("invalid type: '%s'" % dtype)
         if isinstance(dtype, type) and hasattr(dtype, "_dtype"):
@@ -94,8 +131,8 @@ class Tensor(_C.TensorBase):
 
     def qscheme(self):
         if not self.is_quantized:
-            raise RuntimeError("Could not run 'aten::qscheme' with arguments from the "
-                               "'CPU' backend.")
+            raise NotImplementedError("Could not run 'aten::qscheme' with arguments from "
+                                      "the 'CPU' backend.")
         return per_tensor_affine
 
     def storage(self):
