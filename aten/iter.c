@@ -346,21 +346,53 @@ byte_extent(const ct_tensor *t, const char **lo, const char **hi)
     *hi = ct_tensor_data(t) + (max + 1) * item;
 }
 
+static bool
+same_layout(const ct_tensor *a, const ct_tensor *b)
+{
+    return a->offset == b->offset && a->ndim == b->ndim && a->dtype == b->dtype &&
+           memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->ndim) == 0 &&
+           memcmp(a->strides, b->strides, sizeof(int64_t) * (size_t)a->ndim) == 0;
+}
+
 bool
 ct_iter_partial_overlap(const ct_tensor *a, const ct_tensor *b)
 {
     const char *alo, *ahi, *blo, *bhi;
 
-    if (a->storage != b->storage || a->numel == 0 || b->numel == 0) {
+    if (a == b || a->storage != b->storage || a->numel == 0 || b->numel == 0 ||
+        same_layout(a, b)) {
         return false;
-    }
-    if (a->offset == b->offset && a->ndim == b->ndim && a->dtype == b->dtype &&
-        memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->ndim) == 0 &&
-        memcmp(a->strides, b->strides, sizeof(int64_t) * (size_t)a->ndim) == 0) {
-        return false;       /* the same elements: in place is fine */
     }
     byte_extent(a, &alo, &ahi);
     byte_extent(b, &blo, &bhi);
     return alo < bhi && blo < ahi;
 }
 
+/* Note [Memory overlap]: PyTorch refuses to write an output that has
+ * several elements at one address (an expanded tensor), and an output that
+ * shares only some memory with an input, when both are dense enough to be
+ * sure.  Other overlaps are "too hard" to decide; ctorch then reads from a
+ * copy of the input, which gives the same result as the unaliased op. */
+int
+ct_iter_check_overlap(const ct_tensor *out, const ct_tensor *in)
+{
+    if (!ct_tensor_is_non_overlapping_and_dense(out)) {
+        for (int d = 0; d < out->ndim; d++) {
+            if (out->sizes[d] > 1 && out->strides[d] == 0) {
+                return ct_error(CT_ERR_RUNTIME, "unsupported operation: more than "
+                                "one element of the written-to tensor refers to a "
+                                "single memory location. Please clone() the tensor "
+                                "before performing the operation.");
+            }
+        }
+    }
+    if (in != NULL && ct_iter_partial_overlap(out, in) &&
+        ct_tensor_is_non_overlapping_and_dense(out) &&
+        ct_tensor_is_non_overlapping_and_dense(in)) {
+        return ct_error(CT_ERR_RUNTIME, "unsupported operation: some elements of the "
+                        "input tensor and the written-to tensor refer to a single "
+                        "memory location. Please clone() the tensor before "
+                        "performing the operation.");
+    }
+    return 0;
+}

@@ -41,5 +41,8 @@ int ct_iter_check_out(ct_tensor *out, ct_out_mode mode, int ndim,
 /* True when a and b share memory in a way an elementwise op cannot run
  * in place (same storage, overlapping ranges, different layout). */
 bool ct_iter_partial_overlap(const ct_tensor *a, const ct_tensor *b);
+/* PyTorch's overlap errors for writing `out` while reading `in` (NULL:
+ * only out's own overlap); see Note [Memory overlap]. */
+int ct_iter_check_overlap(const ct_tensor *out, const ct_tensor *in);
 
 #endif

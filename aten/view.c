@@ -333,8 +333,9 @@ ct_expand(const ct_tensor *t, int ndim, const int64_t *sizes)
                          (long long)want, i);
                 return NULL;
             }
+            /* a new size-1 dim gets the stride a contiguous layout would */
             out[i] = want;
-            strides[i] = 0;
+            strides[i] = want == 1 ? (i + 1 < ndim ? out[i + 1] * strides[i + 1] : 1) : 0;
             continue;
         }
         int64_t have = t->sizes[ti];

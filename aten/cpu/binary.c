@@ -172,6 +172,9 @@ check_operands(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
         }
     }
     if (op == CT_BINARY_ADD || op == CT_BINARY_SUB) {
+        if (ct_scalar_check(alpha, common) < 0) {
+            return -1;
+        }
         if (alpha.kind == CT_SCALAR_BOOL && common != CT_DTYPE_BOOL) {
             return ct_error(CT_ERR_RUNTIME, "Boolean alpha only supported for "
                             "Boolean results.");
@@ -248,6 +251,10 @@ ct_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
         ct_error(CT_ERR_RUNTIME, "result type %s can't be cast to the desired "
                  "output type %s", ct_dtype_table[common].legacy,
                  ct_dtype_table[out->dtype].legacy);
+        return NULL;
+    }
+    if (out != NULL &&
+        (ct_iter_check_overlap(out, a) < 0 || ct_iter_check_overlap(out, b) < 0)) {
         return NULL;
     }
     /* inputs in the common dtype, taken before out= may be resized (out can

@@ -147,7 +147,11 @@ ct_copy_(ct_tensor *dst, const ct_tensor *src)
     if (dst->numel == 0) {
         return 0;
     }
+    if (ct_iter_check_overlap(dst, src) < 0) {
+        return -1;
+    }
     if (ct_iter_partial_overlap(dst, src)) {
+        /* layouts too tangled to decide (not dense): read from a copy */
         s = ct_clone(src);
         if (s == NULL) {
             return -1;
@@ -189,10 +193,15 @@ filled_from(ct_tensor *r, const ct_tensor *t)
     return r;
 }
 
-/* A fresh tensor shaped like t, laid out as t is when t is dense. */
+/* A fresh tensor shaped like t with t's strides when t is dense
+ * (PyTorch's preserve_format), else laid out by t's memory order. */
 static ct_tensor *
 empty_like_layout(const ct_tensor *t, ct_dtype dtype)
 {
+    if (ct_tensor_is_non_overlapping_and_dense(t)) {
+        return ct_empty_strided(t->ndim, t->sizes, t->strides, dtype,
+                                ct_tensor_device(t));
+    }
     const ct_tensor *ins[1] = {t};
     return ct_iter_new_output(1, ins, t->ndim, t->sizes, dtype);
 }
@@ -274,6 +283,9 @@ ct_fill_(ct_tensor *t, ct_scalar value)
     if (ct_dtype_table[t->dtype].is_quantized) {
         return ct_error(CT_ERR_RUNTIME, "fill_ is not supported for quantized "
                         "tensors");
+    }
+    if (ct_scalar_check(value, t->dtype) < 0) {
+        return -1;
     }
     switch (t->dtype) {
 #define X(E, T, S, A)                                                         \

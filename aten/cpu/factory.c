@@ -230,7 +230,7 @@ ct_range(ct_scalar start, ct_scalar end, ct_scalar step, ct_dtype dtype)
         return NULL;
     }
     if (!((xst > 0 && xe >= xs) || (xst < 0 && xe <= xs))) {
-        ct_error(CT_ERR_RUNTIME, "upper bound and larger bound inconsistent "
+        ct_error(CT_ERR_RUNTIME, "upper bound and lower bound inconsistent "
                  "with step sign");
         return NULL;
     }
@@ -261,7 +261,8 @@ ct_linspace(ct_scalar start, ct_scalar end, int64_t steps, ct_dtype dtype)
         ct_error(CT_ERR_RUNTIME, "number of steps must be non-negative");
         return NULL;
     }
-    if (check_range_dtype("linspace", dtype) < 0) {
+    if (check_range_dtype("linspace", dtype) < 0 || ct_scalar_check(start, dtype) < 0 ||
+        ct_scalar_check(end, dtype) < 0) {
         return NULL;
     }
     ct_tensor *t = ct_empty(1, &steps, dtype, ct_device_cpu());
@@ -352,10 +353,21 @@ ct_logspace(ct_scalar start, ct_scalar end, int64_t steps, double base,
         ct_error(CT_ERR_RUNTIME, "number of steps must be non-negative");
         return NULL;
     }
-    /* torch 1.13 has no float16 logspace */
+    /* torch 1.13 has no float16 logspace kernel (one step is a fill) */
     if (check_range_dtype("logspace", dtype) < 0 ||
-        (dtype == CT_DTYPE_FLOAT16 &&
+        (dtype == CT_DTYPE_FLOAT16 && steps > 1 &&
          ct_error(CT_ERR_RUNTIME, "\"logspace_cpu\" not implemented for 'Half'") < 0)) {
+        return NULL;
+    }
+    if (steps == 1) {
+        ct_tensor *one = ct_empty(1, &steps, dtype, ct_device_cpu());
+        if (one != NULL && ct_fill_(one, ct_scalar_float(pow(base, ct_scalar_to_double(start)))) < 0) {
+            ct_tensor_decref(one);
+            return NULL;
+        }
+        return one;
+    }
+    if (ct_scalar_check(start, dtype) < 0 || ct_scalar_check(end, dtype) < 0) {
         return NULL;
     }
     ct_tensor *t = ct_empty(1, &steps, dtype, ct_device_cpu());

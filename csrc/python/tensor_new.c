@@ -78,6 +78,11 @@ ctpy_scalar_to_py(ct_scalar s)
 static PyObject *
 element_to_py(const char *p, ct_dtype d)
 {
+    /* a bool view of other bytes (t.view(torch.bool)) may hold any byte:
+     * read it as one, since loading 2 into a C bool is undefined */
+    if (d == CT_DTYPE_BOOL) {
+        return PyBool_FromLong(*(const unsigned char *)p != 0);
+    }
     switch (d) {
 #define X(E, T, S, A)                                  \
     case E: {                                          \
@@ -200,7 +205,12 @@ infer_dtype(PyObject *o, ct_dtype *out)
                                 "incompatible");
                 return -1;
             }
-            int rc = infer_dtype(it, &d);
+            /* only the first element's depth is bounded (by compute_sizes) */
+            int rc = -1;
+            if (Py_EnterRecursiveCall(" while inferring the dtype of nested data") == 0) {
+                rc = infer_dtype(it, &d);
+                Py_LeaveRecursiveCall();
+            }
             Py_DECREF(it);
             if (rc < 0) {
                 return -1;

@@ -57,4 +57,8 @@ ct_scalar_to_int(ct_scalar s)
            : s.kind == CT_SCALAR_INT ? s.v.i : (int64_t)s.v.b;
 }
 
+/* 0 when s fits dtype d (an enum ct_dtype value) by PyTorch's rules, else
+ * -1 with "value cannot be converted to type ... without overflow". */
+int ct_scalar_check(ct_scalar s, int d);
+
 #endif

@@ -89,9 +89,13 @@ TEST_IMPL(factory_full_zeros_ones)
     CT_ASSERT_OK(t);
     CT_ASSERT_VALUES(t, 0, 0.10009765625, 0.10009765625);
     ct_tensor_decref(t);
-    t = ct_full(1, sz, ct_scalar_int(300), CT_DTYPE_UINT8);     /* low bits */
+    t = ct_full(1, sz, ct_scalar_int(300), CT_DTYPE_UINT8);     /* too big */
+    CT_ASSERT_TRUE(t == NULL);
+    CT_ASSERT_ERROR(CT_ERR_RUNTIME, "value cannot be converted to type uint8_t "
+                    "without overflow");
+    t = ct_full(1, sz, ct_scalar_int(-1), CT_DTYPE_UINT8);      /* wraps */
     CT_ASSERT_OK(t);
-    CT_ASSERT_VALUES(t, 0, 44, 44);
+    CT_ASSERT_VALUES(t, 0, 255, 255);
     ct_tensor_decref(t);
     t = ct_full(1, sz, ct_scalar_int(INT64_MAX), CT_DTYPE_INT64);
     CT_ASSERT_OK(t);

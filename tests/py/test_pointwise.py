@@ -17,6 +17,7 @@ import random
 import struct
 import threading
 import warnings
+import zlib
 from fractions import Fraction
 
 import pytest
@@ -313,6 +314,11 @@ def rand_values(rng, dtype, n, specials=True, int_bits=None):
     return [rng.randint(lo, hi) for _ in range(n)]
 
 
+def _seed(*parts):
+    """A seed that does not change with PYTHONHASHSEED."""
+    return zlib.crc32(repr(parts).encode())
+
+
 def _numel(shape):
     n = 1
     for s in shape:
@@ -596,10 +602,11 @@ def test_broadcast_random_matches_torch():
     torch = pytest.importorskip("torch")
     rng = random.Random(20240612)
     for trial in range(400):
-        # one dtype: with mixed dtypes the output layout can differ (see
-        # test_mixed_dtype_output_layout_matches_torch)
+        # one dtype, and no integer division: where an input is cast first
+        # the output layout can differ (test_mixed_dtype_output_layout)
         op, specs, out = _random_case(rng, same_dtype=True)
-        _same_as_torch(torch, _random_fn(op, specs, out), strides=True)
+        casts = op == "div" and specs[0][1] not in FLOATING
+        _same_as_torch(torch, _random_fn(op, specs, out), strides=not casts)
 
 
 def test_broadcast_random_mixed_dtypes_match_torch():
@@ -651,10 +658,6 @@ LAYOUT_CASES = [
     ("int_t_plus_int_t", lambda m: (lambda x: x + x)(m.arange(6).reshape(3, 2).t()), (2, 3), (1, 2),
      [[0, 4, 8], [2, 6, 10]]),
 ]
-
-
-def _layout_fn(fn):
-    return lambda m: (fn(m), fn(m).stride())
 
 
 @pytest.mark.parametrize("case", LAYOUT_CASES, ids=[c[0] for c in LAYOUT_CASES])
@@ -725,7 +728,6 @@ def test_noncontiguous_inputs_values():
     y = base.t()[::2]                 # (3, 4), strides (2, 6)
     e = ctorch.tensor([[100], [200], [300]]).expand(3, 4)
     r = x.t() * 10 + y - e
-    assert r.is_contiguous() is False or r.is_contiguous() is True
     assert _key(r.tolist()) == _key(
         [[-100, -34, 32, 98], [-178, -112, -46, 20], [-256, -190, -124, -58]])
 
@@ -849,10 +851,6 @@ OUT_CASES = [
      lambda m: m.sub(m.tensor([1, 2], dtype=m.int32), 0.5, out=m.empty(2, dtype=m.int32)),
      R("result type Float can't be cast to the desired output type Int"), []),
 ]
-
-
-def _out_outcome(fn, mod):
-    return _outcome(fn, mod)
 
 
 @pytest.mark.parametrize("case", OUT_CASES, ids=[c[0] for c in OUT_CASES])
@@ -1247,7 +1245,7 @@ def _alpha_layouts(m, dtype, va, vb, n, layout):
                                     "zero_dim", "python_float"])
 def test_float_alpha_bitwise_matches_torch(dtype, layout):
     torch = pytest.importorskip("torch")
-    rng = random.Random(hash((dtype, layout)) & 0xFFFF)
+    rng = random.Random(_seed(dtype, layout))
     # Where b is one value broadcast, torch's vector loop covers 16 float32
     # (8 float64) elements per step and its compiler-vectorized remainder does
     # not fuse; lengths that are multiples of 32 stay in the fused loop.
@@ -1452,7 +1450,7 @@ def test_function_with_huge_int_raises():
 @pytest.mark.parametrize("dtype", FLOATING)
 @pytest.mark.parametrize("op", OPS)
 def test_float_dtypes_random_against_reference(dtype, op):
-    rng = random.Random(hash((dtype, op)) & 0xFFFFF)
+    rng = random.Random(_seed(dtype, op))
     n = 300
     a = ctorch.tensor(rand_values(rng, dtype, n), dtype=getattr(ctorch, dtype))
     b = ctorch.tensor(rand_values(rng, dtype, n), dtype=getattr(ctorch, dtype))
@@ -1468,7 +1466,7 @@ def test_float_dtypes_random_against_reference(dtype, op):
 @pytest.mark.parametrize("op", OPS)
 def test_float_dtypes_random_match_torch(dtype, op):
     torch = pytest.importorskip("torch")
-    rng = random.Random(hash((dtype, op, 1)) & 0xFFFFF)
+    rng = random.Random(_seed(dtype, op, 1))
     n = 300
     va, vb = rand_values(rng, dtype, n), rand_values(rng, dtype, n)
 
@@ -1483,7 +1481,7 @@ def test_float_dtypes_random_match_torch(dtype, op):
 @pytest.mark.parametrize("dtype", INTEGRAL)
 @pytest.mark.parametrize("op", OPS)
 def test_int_dtypes_random_against_reference(dtype, op):
-    rng = random.Random(hash((dtype, op, 2)) & 0xFFFFF)
+    rng = random.Random(_seed(dtype, op, 2))
     n = 200
     va = rand_values(rng, dtype, n, int_bits=50)
     vb = rand_values(rng, dtype, n, int_bits=50)
@@ -1498,7 +1496,7 @@ def test_int_dtypes_random_against_reference(dtype, op):
 @pytest.mark.parametrize("op", OPS)
 def test_int_dtypes_random_match_torch(dtype, op):
     torch = pytest.importorskip("torch")
-    rng = random.Random(hash((dtype, op, 3)) & 0xFFFFF)
+    rng = random.Random(_seed(dtype, op, 3))
     n = 200
     va, vb = rand_values(rng, dtype, n), rand_values(rng, dtype, n)
 
@@ -1564,7 +1562,7 @@ def _large(m, seed=0):
     return a.reshape(700, 300)
 
 
-def _check_sample(result, a_vals, fn, rng, count=2000):
+def _check_sample(result, fn, rng, count=2000):
     """Check `count` random elements of a large result against fn(flat index)."""
     flat = result.reshape(-1).tolist() if result.is_contiguous() else None
     rows = result.tolist() if flat is None else None
@@ -1580,10 +1578,10 @@ def test_large_contiguous_against_reference(threads):
     b = ctorch.arange(300, dtype=ctorch.int32)
     av = a.tolist()
     rng = random.Random(1)
-    _check_sample(a * b - a, av, lambda i: av[i[0]][i[1]] * i[1] - av[i[0]][i[1]], rng)
-    _check_sample(a + 7, av, lambda i: av[i[0]][i[1]] + 7, rng)
+    _check_sample(a * b - a, lambda i: av[i[0]][i[1]] * i[1] - av[i[0]][i[1]], rng)
+    _check_sample(a + 7, lambda i: av[i[0]][i[1]] + 7, rng)
     q = a / (b + 1)
-    _check_sample(q, av, lambda i: _round("float32", _f32(av[i[0]][i[1]]) / _f32(i[1] + 1)), rng)
+    _check_sample(q, lambda i: _round("float32", _f32(av[i[0]][i[1]]) / _f32(i[1] + 1)), rng)
 
 
 def test_large_noncontiguous_against_reference(threads):
@@ -1593,7 +1591,7 @@ def test_large_noncontiguous_against_reference(threads):
     assert x.numel() > 100000
     r = x * 3 + ctorch.arange(300, dtype=ctorch.int32).reshape(300, 1)
     assert tuple(r.shape) == (300, 350)
-    _check_sample(r, av, lambda i: av[2 * i[1]][i[0]] * 3 + i[0], random.Random(2))
+    _check_sample(r, lambda i: av[2 * i[1]][i[0]] * 3 + i[0], random.Random(2))
 
 
 def test_large_results_do_not_depend_on_thread_count():

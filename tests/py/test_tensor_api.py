@@ -13,9 +13,10 @@ meaning.
 """
 
 import gc
+import os
 import pickle
+import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
@@ -146,8 +147,8 @@ def test_data_ptr():
     assert t.view(2, 3)[1].data_ptr() - t.data_ptr() == 12
     assert t.view(2, 3).t().data_ptr() == t.data_ptr()
     assert ctorch.ones(0).data_ptr() == 0
-    assert ctorch.arange(6, dtype=ctorch.int16)[3:].data_ptr() - \
-        ctorch.arange(6, dtype=ctorch.int16).data_ptr() != 0
+    h = ctorch.arange(6, dtype=ctorch.int16)
+    assert h[3:].data_ptr() - h.data_ptr() == 6
 
 
 def test_storage_shared_by_views():
@@ -501,7 +502,7 @@ VIEW_DTYPE = [
     (("float32", (4, 4), (slice(None), slice(None, 2)), "float64"), ((4, 1), (2, 1), 0)),
     (("float32", (4, 6), (slice(None), slice(2, 6)), "float64"), ((4, 2), (3, 1), 1)),
     (("float32", (3, 1), "t", "int8"), ((1, 12), (4, 1), 0)),
-    (("int32", (6,), None, "bool"), ((24,), (1,), 0)),
+    (("int32", (2,), None, "bool"), ((8,), (1,), 0)),
     (("float32", (2,), None, "bfloat16"), ((4,), (1,), 0)),
     (("int64", (2, 3), "t", "int32"),
      "self.stride(-1) must be 1 to view Long as Int (different element sizes), but "
@@ -630,9 +631,6 @@ def test_expand():
            "the tensor (2)", lambda: ctorch.ones(2, 3).expand(3))
 
 
-@pytest.mark.xfail(strict=True, reason="aten: ct_expand gives a new leading size-1 "
-                   "dimension stride 0; torch.arange(3).expand(2, 1, 3).stride() is "
-                   "(0, 3, 1), ctorch (0, 0, 1)")
 def test_expand_new_size1_dim_stride():
     assert ctorch.arange(3).expand(2, 1, 3).stride() == (0, 3, 1)
 
@@ -677,8 +675,6 @@ def test_T_warns_once_for_non_2d():
             "    n = len(w)\n"
             "    c = ctorch.ones(2, 3, 4).T; d = ctorch.ones(2).T\n"
             "print(n, len(w), tuple(c.shape))\nprint(w[0].message)\n")
-    import os
-    import subprocess
     env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(ctorch.__file__)))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, timeout=60)
@@ -723,8 +719,9 @@ def test_flatten():
     assert a.flatten(1, 1) is a
     assert ctorch.tensor(1.0).flatten().shape == (1,)
     assert ctorch.tensor(1.0).flatten(0, -1).shape == (1,)
-    assert ctorch.ones(2, 3).t().flatten().stride() == (1,)
-    assert not a.transpose(0, 1).flatten(1).is_contiguous() or True
+    f = ctorch.ones(2, 3).t().flatten()
+    assert f.stride() == (1,) and f.is_contiguous()
+    assert a.transpose(0, 1).flatten(1).is_contiguous()
     raises(RuntimeError, "flatten() has invalid args: start_dim cannot come after "
            "end_dim", lambda: a.flatten(2, 1))
     raises(IndexError, "Dimension out of range (expected to be in range of [-3, 2], but "
@@ -995,10 +992,6 @@ def test_setitem_misc():
     assert v.tolist() == [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]
 
 
-@pytest.mark.xfail(strict=True, reason="aten: ct_fill_ does not check overflow: "
-                   "t = torch.zeros(2, dtype=torch.uint8); t[0] = 300 raises 'value "
-                   "cannot be converted to type uint8_t without overflow', ctorch "
-                   "stores 44")
 def test_setitem_overflow():
     t = ctorch.zeros(2, dtype=ctorch.uint8)
     with pytest.raises(RuntimeError, match="without overflow"):
@@ -1245,9 +1238,6 @@ def test_to_memory_format_and_strides():
                                         memory_format=ctorch.channels_last))
 
 
-@pytest.mark.xfail(strict=True, reason="aten: ct_to_dtype lays out size-1 dims "
-                   "differently from empty_like: torch.ones(1, 3).t().double().stride() "
-                   "is (1, 3), ctorch (1, 1)")
 def test_to_keeps_strides_of_size1_dims():
     assert ctorch.ones(1, 3).t().double().stride() == (1, 3)
     assert ctorch.ones(1, 3).t().to(ctorch.float64).stride() == (1, 3)
@@ -1417,11 +1407,6 @@ def test_copy_errors_and_views():
            lambda: ctorch.zeros(3).copy_([1, 2, 3]))
 
 
-@pytest.mark.xfail(strict=True, reason="aten: ct_copy_ writes into overlapping "
-                   "destinations; torch.zeros(3).expand(2, 3).copy_(torch.ones(2, 3)) "
-                   "raises 'unsupported operation: more than one element of the "
-                   "written-to tensor refers to a single memory location. Please clone() "
-                   "the tensor before performing the operation.'")
 def test_copy_into_expanded_raises():
     with pytest.raises(RuntimeError, match="^unsupported operation: more than one "
                        "element of the written-to tensor refers to a single memory "
@@ -1462,9 +1447,6 @@ def test_fill_zero():
         ctorch.ones(2).zero_(1)
 
 
-@pytest.mark.xfail(strict=True, reason="aten: ct_fill_ does not check the value fits: "
-                   "torch.zeros(2, dtype=torch.int8).fill_(128) raises 'value cannot be "
-                   "converted to type int8_t without overflow', ctorch stores -128")
 def test_fill_overflow():
     with pytest.raises(RuntimeError, match="without overflow"):
         ctorch.zeros(2, dtype=ctorch.int8).fill_(128)
@@ -1595,28 +1577,24 @@ def test_dlpack_bool_export():
 # ---------------------------------------------------------------------------
 
 def _churn():
+    """Make and drop tensors through every path that shares or wraps memory."""
     for _ in range(50):
         a = ctorch.ones(3, 4)
-        b = a.t()[1:]
         c = ctorch.from_numpy(np.arange(12.0).reshape(3, 4))
-        d = c.numpy()
         e = ctorch.tensor([[1, 2], [3, 4]])
-        f = ct_dlpack.from_dlpack(ct_dlpack.to_dlpack(a))
-        g = np.from_dlpack(a)
-        h = ctorch.from_dlpack(np.arange(5))
         ct_dlpack.to_dlpack(e)                      # a capsule nobody consumes
-        k = ctorch.as_tensor(np.arange(3))
-        s, u = a.storage(), a.untyped_storage()
-        lst, x = a.tolist(), a[1, 2].item()
-        q = ctorch.quantize_per_tensor(a, 0.1, 0, ctorch.qint8).dequantize()
-        v = a.view(-1).reshape(4, 3).expand(2, 4, 3).clone().contiguous()
-        w = np.asarray(a)
-        z = ctorch.tensor(np.arange(3.0))
-        o = ctorch.zeros(2, 3, out=ctorch.empty(0))
-        l1, l2 = ctorch.Tensor([1, 2]), ctorch.FloatTensor(2, 3)
-        vd = a.view(ctorch.int32)
+        held = [
+            a.t()[1:], c, c.numpy(), e,
+            ct_dlpack.from_dlpack(ct_dlpack.to_dlpack(a)), np.from_dlpack(a),
+            ctorch.from_dlpack(np.arange(5)), ctorch.as_tensor(np.arange(3)),
+            a.storage(), a.untyped_storage(), a.tolist(), a[1, 2].item(),
+            ctorch.quantize_per_tensor(a, 0.1, 0, ctorch.qint8).dequantize(),
+            a.view(-1).reshape(4, 3).expand(2, 4, 3).clone().contiguous(),
+            np.asarray(a), ctorch.tensor(np.arange(3.0)),
+            ctorch.zeros(2, 3, out=ctorch.empty(0)), ctorch.Tensor([1, 2]),
+            ctorch.FloatTensor(2, 3), a.view(ctorch.int32), list(a),
+        ]
         a[0] = ctorch.arange(4)
-        rows = list(a)
         for bad in (lambda: ctorch.tensor([[1, 2], [3]]), lambda: a.view(5),
                     lambda: ctorch.from_numpy(np.zeros(3, dtype=np.uint16)),
                     lambda: a[5], lambda: a.__setitem__(0, [1]),
@@ -1626,7 +1604,7 @@ def _churn():
                 bad()
             except Exception:       # noqa: BLE001 - the errors themselves are tested
                 pass
-        del a, b, c, d, e, f, g, h, k, s, u, lst, x, q, v, w, z, o, l1, l2, vd, rows
+        held.clear()
 
 
 def test_no_leaks():
