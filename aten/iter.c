@@ -263,13 +263,14 @@ ct_iter_run(int nops, ct_tensor *const *ops, ct_loop loop, void *ctx)
     return 0;
 }
 
-ct_tensor *
-ct_iter_new_output(int nin, const ct_tensor *const *ins, int ndim,
-                   const int64_t *shape, ct_dtype dtype)
+/* Strides of a dense tensor of `shape` whose memory order follows the
+ * inputs' (TensorIterator's rule); false when that is plain contiguous. */
+static bool
+layout_strides(int nin, const ct_tensor *const *ins, int ndim, const int64_t *shape,
+               int64_t *strides)
 {
     iter_state it;
     int perm[CT_MAX_DIMS];
-    int64_t strides[CT_MAX_DIMS];
     bool all_contiguous = true;
 
     for (int i = 0; i < nin; i++) {
@@ -277,7 +278,7 @@ ct_iter_new_output(int nin, const ct_tensor *const *ins, int ndim,
                           memcmp(ins[i]->sizes, shape, sizeof(int64_t) * (size_t)ndim) == 0;
     }
     if (all_contiguous || ndim <= 1) {
-        return ct_empty(ndim, shape, dtype, ct_device_cpu());
+        return false;
     }
     it.nops = nin;
     it.ndim = ndim;
@@ -296,12 +297,24 @@ ct_iter_new_output(int nin, const ct_tensor *const *ins, int ndim,
         strides[td] = s;
         s *= shape[td] > 1 ? shape[td] : 1;
     }
-    return ct_empty_strided(ndim, shape, strides, dtype, ct_device_cpu());
+    return true;
+}
+
+ct_tensor *
+ct_iter_new_output(int nin, const ct_tensor *const *ins, int ndim,
+                   const int64_t *shape, ct_dtype dtype)
+{
+    int64_t strides[CT_MAX_DIMS];
+    bool permuted = layout_strides(nin, ins, ndim, shape, strides);
+    return ct_empty_strided(ndim, shape, permuted ? strides : NULL, dtype,
+                            ct_device_cpu());
 }
 
 int
-ct_iter_check_out(ct_tensor *out, ct_out_mode mode, int ndim, const int64_t *shape)
+ct_iter_check_out(ct_tensor *out, ct_out_mode mode, int ndim, const int64_t *shape,
+                  int nin, const ct_tensor *const *ins)
 {
+    int64_t strides[CT_MAX_DIMS];
     char b1[256], b2[256];
 
     if (out->ndim == ndim &&
@@ -324,7 +337,14 @@ ct_iter_check_out(ct_tensor *out, ct_out_mode mode, int ndim, const int64_t *sha
                 ct_format_sizes(out->ndim, out->sizes, b1, sizeof b1),
                 ct_format_sizes(ndim, shape, b2, sizeof b2));
     }
-    return ct_tensor_resize_(out, ndim, shape);
+    if (ct_tensor_resize_(out, ndim, shape) < 0) {
+        return -1;
+    }
+    /* a resized output takes the inputs' memory order, as a new one would */
+    if (layout_strides(nin, ins, ndim, shape, strides)) {
+        return ct_tensor_set_geometry(out, ndim, shape, strides);
+    }
+    return 0;
 }
 
 /* Byte range [lo, hi) that t's elements touch. */

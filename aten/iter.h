@@ -34,9 +34,10 @@ ct_tensor *ct_iter_new_output(int nin, const ct_tensor *const *ins, int ndim,
                               const int64_t *shape, ct_dtype dtype);
 
 /* Check (and for CT_OUT_GIVEN, resize with PyTorch's warning) an output
- * against the shape an op produces. */
+ * against the shape an op produces; a resized output is laid out in the
+ * memory order of the op's inputs ins[0..nin-1]. */
 int ct_iter_check_out(ct_tensor *out, ct_out_mode mode, int ndim,
-                      const int64_t *shape);
+                      const int64_t *shape, int nin, const ct_tensor *const *ins);
 
 /* True when a and b share memory in a way an elementwise op cannot run
  * in place (same storage, overlapping ranges, different layout). */

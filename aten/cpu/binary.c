@@ -18,15 +18,32 @@ typedef struct {
     _Generic((x), float: fmaf((x), (y), (z)), double: fma((x), (y), (z)), \
              default: (x) * (y) + (z))
 
+/* float16 has no vector type in PyTorch 1.13: alpha * b is rounded to
+ * half before the addition */
+static inline float
+half_round(float v)
+{
+    return ct_half_to_float(ct_float_to_half(v));
+}
+#define MULADD_f16(x, y, z) ((z) + half_round((x) * (y)))
+
 #define X(E, T, S, A)                                                   \
     CT_BINARY_LOOP(add_##S, T, S, A, alpha_ctx, a + b)                  \
-    CT_BINARY_LOOP(add_alpha_##S, T, S, A, alpha_ctx, MULADD(cx->S, b, a)) \
     CT_BINARY_LOOP(sub_##S, T, S, A, alpha_ctx, a - b)                  \
-    CT_BINARY_LOOP(sub_alpha_##S, T, S, A, alpha_ctx, MULADD(-cx->S, b, a)) \
     CT_BINARY_LOOP(mul_##S, T, S, A, alpha_ctx, a * b)
 CT_FORALL_INTEGRAL_DTYPES(X)
 CT_FORALL_FLOATING_DTYPES(X)
 #undef X
+#define X(E, T, S, A)                                                   \
+    CT_BINARY_LOOP(add_alpha_##S, T, S, A, alpha_ctx, MULADD(cx->S, b, a)) \
+    CT_BINARY_LOOP(sub_alpha_##S, T, S, A, alpha_ctx, MULADD(-cx->S, b, a))
+CT_FORALL_INTEGRAL_DTYPES(X)
+X(CT_DTYPE_FLOAT32, float, f32, float)
+X(CT_DTYPE_FLOAT64, double, f64, double)
+X(CT_DTYPE_BFLOAT16, ct_bfloat16, bf16, float)
+#undef X
+CT_BINARY_LOOP(add_alpha_f16, ct_half, f16, float, alpha_ctx, MULADD_f16(cx->f16, b, a))
+CT_BINARY_LOOP(sub_alpha_f16, ct_half, f16, float, alpha_ctx, MULADD_f16(-cx->f16, b, a))
 /* bool: + is or, * is and (C's conversion to _Bool does the rest) */
 CT_BINARY_LOOP(add_b8, bool, b8, bool, alpha_ctx, a + b)
 CT_BINARY_LOOP(add_alpha_b8, bool, b8, bool, alpha_ctx, a + (cx->b8 && b))
@@ -85,6 +102,7 @@ static const char *const op_names[CT_BINARY_COUNT] = {
  * integral < floating) than every tier above it. */
 enum { TIER_DIM, TIER_ZERO, TIER_WRAPPED, TIER_COUNT };
 
+/* CT_DTYPE_COUNT stands for "no operand in this tier yet". */
 static ct_dtype
 promote_skip_undefined(ct_dtype a, ct_dtype b)
 {
@@ -114,16 +132,20 @@ static int
 result_type(int n, const ct_tensor *const *ts, ct_dtype *out)
 {
     ct_dtype tier[TIER_COUNT] = {CT_DTYPE_COUNT, CT_DTYPE_COUNT, CT_DTYPE_COUNT};
+    /* quantized dtypes promote only with themselves */
+    for (int i = 1; i < n; i++) {
+        ct_dtype a = ts[0]->dtype, b = ts[i]->dtype;
+        if ((ct_dtype_table[a].is_quantized || ct_dtype_table[b].is_quantized) && a != b) {
+            return ct_error(CT_ERR_RUNTIME, "promoteTypes with quantized numbers is "
+                            "not handled yet; figure out what the correct rules "
+                            "should be, offending types: %s %s",
+                            ct_dtype_table[a].legacy, ct_dtype_table[b].legacy);
+        }
+    }
     for (int i = 0; i < n; i++) {
         const ct_tensor *t = ts[i];
         ct_dtype d = t->dtype;
         int k = TIER_DIM;
-        if (ct_dtype_table[d].is_quantized) {
-            return ct_error(CT_ERR_RUNTIME, "Promotion for quantized types is "
-                            "not supported, attempted to promote %s and %s",
-                            ct_dtype_table[ts[0]->dtype].legacy,
-                            ct_dtype_table[ts[n - 1]->dtype].legacy);
-        }
         if (t->flags & CT_TENSOR_WRAPPED_NUMBER) {
             k = TIER_WRAPPED;
             if (ct_dtype_is_floating(d)) {
@@ -199,14 +221,15 @@ fill_alpha(alpha_ctx *c, ct_scalar alpha)
 #undef X
 }
 
-/* An input as the loop reads it: converted to the common dtype, or copied
- * when it partly overlaps out, or (when out is the input itself) a view
- * with the input's geometry, which a resize of out cannot change. */
+/* An input as the loop reads it: converted to the common dtype, or (when
+ * out is the input itself and will be resized) a view with the input's
+ * geometry, which the resize cannot change.  Overlaps PyTorch cannot decide
+ * are computed in place as PyTorch does (Note [Memory overlap]). */
 static ct_tensor *
 input_operand(const ct_tensor *t, ct_dtype common, const ct_tensor *out,
               bool resizing)
 {
-    if (t->dtype != common || (out != NULL && ct_iter_partial_overlap(out, t))) {
+    if (t->dtype != common) {
         return ct_to_dtype(t, common, true);
     }
     if (t == out && resizing) {
@@ -268,8 +291,11 @@ ct_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
     if (ac == NULL || bc == NULL) {
         goto done;
     }
-    if (out != NULL && ct_iter_check_out(out, mode, ndim, shape) < 0) {
-        goto done;
+    if (out != NULL) {
+        const ct_tensor *ins[2] = {ac, bc};
+        if (ct_iter_check_out(out, mode, ndim, shape, 2, ins) < 0) {
+            goto done;
+        }
     }
     if (out != NULL && out->dtype == common) {
         ct_tensor_incref(out);
@@ -297,9 +323,6 @@ ct_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
         ct_tensor_decref(res);
         ct_tensor_incref(out);
         res = out;
-    }
-    if (out != NULL) {
-        ct_tensor_bump_version(out);
     }
     goto done;
 fail:

@@ -130,7 +130,7 @@ ct_copy_(ct_tensor *dst, const ct_tensor *src)
 
     if (ct_broadcast_shapes(dst->ndim, dst->sizes, src->ndim, src->sizes, &ndim,
                             shape) < 0 ||
-        ct_iter_check_out(dst, CT_OUT_INPLACE, ndim, shape) < 0) {
+        ct_iter_check_out(dst, CT_OUT_INPLACE, ndim, shape, 0, NULL) < 0) {
         return -1;
     }
     bool qd = ct_dtype_table[dst->dtype].is_quantized;
@@ -150,16 +150,7 @@ ct_copy_(ct_tensor *dst, const ct_tensor *src)
     if (ct_iter_check_overlap(dst, src) < 0) {
         return -1;
     }
-    if (ct_iter_partial_overlap(dst, src)) {
-        /* layouts too tangled to decide (not dense): read from a copy */
-        s = ct_clone(src);
-        if (s == NULL) {
-            return -1;
-        }
-    }
-    else {
-        ct_tensor_incref(s);
-    }
+    ct_tensor_incref(s);
     ct_tensor *ops[2] = {dst, s};
     if (dst->dtype == s->dtype) {
         rc = ct_iter_run(2, ops, copy_loop_for(ct_dtype_itemsize(dst->dtype)), NULL);
@@ -170,9 +161,6 @@ ct_copy_(ct_tensor *dst, const ct_tensor *src)
         rc = ct_iter_run(2, ops, cast_loop, &c);
     }
     ct_tensor_decref(s);
-    if (rc == 0) {
-        ct_tensor_bump_version(dst);
-    }
     return rc;
 }
 
@@ -300,9 +288,5 @@ ct_fill_(ct_tensor *t, ct_scalar value)
         break;
     }
     ct_tensor *ops[1] = {t};
-    if (ct_iter_run(1, ops, by_size[ct_dtype_itemsize(t->dtype)], &bytes) < 0) {
-        return -1;
-    }
-    ct_tensor_bump_version(t);
-    return 0;
+    return ct_iter_run(1, ops, by_size[ct_dtype_itemsize(t->dtype)], &bytes);
 }

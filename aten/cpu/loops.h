@@ -13,6 +13,29 @@
 #include "aten/iter.h"
 #include "c10/convert.h"
 
+/* CT_UNARY_LOOP(name, T, S, A, expr): out = expr over a (loaded as A). */
+#define CT_UNARY_LOOP(name, T, S, A, expr)                                    \
+    static int name(char **data, const int64_t *st, int64_t n, void *ctx)     \
+    {                                                                         \
+        (void)ctx;                                                            \
+        T *o = (T *)data[0];                                                  \
+        const T *pa = (const T *)data[1];                                     \
+        const int64_t z = (int64_t)sizeof(T);                                 \
+        if (st[0] == z && st[1] == z) {                                       \
+            for (int64_t i = 0; i < n; i++) {                                 \
+                A a = ct__load_##S(pa + i);                                   \
+                ct__store_##S(o + i, (expr));                                 \
+            }                                                                 \
+        }                                                                     \
+        else {                                                                \
+            for (int64_t i = 0; i < n; i++) {                                 \
+                A a = ct__load_##S((const T *)(data[1] + i * st[1]));         \
+                ct__store_##S((T *)(data[0] + i * st[0]), (expr));            \
+            }                                                                 \
+        }                                                                     \
+        return 0;                                                             \
+    }
+
 #define CT_BINARY_LOOP(name, T, S, A, CTX, expr)                              \
     static int name(char **data, const int64_t *st, int64_t n, void *ctx)     \
     {                                                                         \

@@ -58,6 +58,14 @@ ctpy_tensor(PyObject *o)
     return ((CtTensorObject *)o)->t;
 }
 
+/* An in-place write seen by Python bumps the version counter (autograd's
+ * check of saved tensors), as PyTorch's binding layer does. */
+static inline void
+ctpy_bump(ct_tensor *t)
+{
+    ct_tensor_bump_version(t);
+}
+
 /* errors.c */
 PyObject *ctpy_raise(void);         /* ct error -> exception; returns NULL */
 int ctpy_raise_int(void);           /* same, returns -1 */

@@ -40,6 +40,7 @@ finish_factory(ct_tensor *t, const ctpy_arg *out, const ctpy_arg *device,
         if (rc < 0) {
             return ctpy_raise();
         }
+        ctpy_bump(o);
         return ctpy_wrap(o);
     }
     return ctpy_result(t);
@@ -469,6 +470,9 @@ binary_fn(ct_binary_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw
         r = ct_binary(op, v[0].t, v[1].t, alpha, out, out ? CT_OUT_GIVEN : CT_OUT_NEW);
     }
     ctpy_release(sig, v);
+    if (r != NULL && out != NULL) {
+        ctpy_bump(r);
+    }
     return ctpy_result(r);
 }
 
@@ -504,9 +508,10 @@ FN(fn_promote_types)
     }
     ct_dtype d = ct_dtype_promote(v[0].dtype, v[1].dtype);
     if (d == CT_DTYPE_COUNT) {
-        PyErr_Format(PyExc_RuntimeError, "Promotion for quantized types is not "
-                     "supported, attempted to promote %s and %s",
-                     ct_dtype_table[v[0].dtype].legacy, ct_dtype_table[v[1].dtype].legacy);
+        PyErr_Format(PyExc_RuntimeError, "promoteTypes with quantized numbers is not "
+                     "handled yet; figure out what the correct rules should be, "
+                     "offending types: %s %s", ct_dtype_table[v[0].dtype].legacy,
+                     ct_dtype_table[v[1].dtype].legacy);
         return NULL;
     }
     return Py_NewRef(ctpy_dtype_obj(d));

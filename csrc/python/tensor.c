@@ -498,8 +498,11 @@ operand(PyObject *o, bool *owned)
         return ctpy_tensor(o);
     }
     ct_scalar s;
-    if (ctpy_to_scalar(o, &s) != 0) {
-        PyErr_Clear();
+    int rc = ctpy_to_scalar(o, &s);
+    if (rc != 0) {
+        if (rc > 0) {
+            PyErr_Clear();      /* not a number: NotImplemented */
+        }
         return NULL;
     }
     *owned = true;
@@ -512,12 +515,18 @@ binary_slot(ct_binary_op op, PyObject *a, PyObject *b, bool inplace)
     bool oa, ob;
     ct_tensor *ta = operand(a, &oa), *tb;
     if (ta == NULL) {
+        if (PyErr_Occurred()) {
+            return NULL;
+        }
         Py_RETURN_NOTIMPLEMENTED;
     }
     tb = operand(b, &ob);
     if (tb == NULL) {
         if (oa) {
             ct_tensor_decref(ta);
+        }
+        if (PyErr_Occurred()) {
+            return NULL;
         }
         Py_RETURN_NOTIMPLEMENTED;
     }
@@ -531,6 +540,9 @@ binary_slot(ct_binary_op op, PyObject *a, PyObject *b, bool inplace)
     else {
         r = ct_binary(op, ta, tb, ct_scalar_int(1), inplace ? ta : NULL,
                       inplace ? CT_OUT_INPLACE : CT_OUT_NEW);
+    }
+    if (r != NULL && inplace) {
+        ctpy_bump(r);
     }
     if (oa) {
         ct_tensor_decref(ta);
@@ -553,20 +565,7 @@ static PyObject *nb_idiv(PyObject *a, PyObject *b) { return binary_slot(CT_BINAR
 static PyObject *
 nb_neg(PyObject *a)
 {
-    ct_tensor *t = ctpy_tensor(a);
-    if (t->dtype == CT_DTYPE_BOOL) {
-        PyErr_SetString(PyExc_RuntimeError, "Negation, the `-` operator, on a bool "
-                        "tensor is not supported. If you are trying to invert a "
-                        "mask, use the `~` or `logical_not()` operator instead.");
-        return NULL;
-    }
-    ct_tensor *m1 = ct_scalar_tensor(ct_scalar_int(-1));
-    if (m1 == NULL) {
-        return ctpy_raise();
-    }
-    ct_tensor *r = ct_mul(t, m1);
-    ct_tensor_decref(m1);
-    return ctpy_result(r);
+    return ctpy_result(ct_neg(ctpy_tensor(a)));
 }
 
 static PyObject *

@@ -293,6 +293,9 @@ ctpy_tensor_setitem(PyObject *self, PyObject *index, PyObject *value)
     else {
         rc = ct_fill_(v, s);
     }
+    if (rc == 0) {
+        ctpy_bump(v);
+    }
     ct_tensor_decref(v);
     return rc < 0 ? ctpy_raise_int() : 0;
 }

@@ -690,6 +690,7 @@ t_copy_(FASTCALL_ARGS)
     if (rc < 0) {
         return ctpy_raise();
     }
+    ctpy_bump(SELF);
     return Py_NewRef(self);
 }
 
@@ -721,6 +722,7 @@ t_fill_(FASTCALL_ARGS)
     if (rc < 0) {
         return ctpy_raise();
     }
+    ctpy_bump(SELF);
     return Py_NewRef(self);
 }
 
@@ -733,6 +735,7 @@ t_zero_(PyObject *self, PyObject *unused)
     if (rc < 0) {
         return ctpy_raise();
     }
+    ctpy_bump(SELF);
     return Py_NewRef(self);
 }
 
@@ -796,6 +799,9 @@ binary_method(ct_binary_op op, bool inplace, PyObject *self, PyObject *const *ar
     }
     RUN_OP(r, SELF->numel + v[0].t->numel, ct_binary(op, SELF, v[0].t, alpha, out, mode));
     ctpy_release(sig, v);
+    if (r != NULL && out != NULL) {
+        ctpy_bump(r);
+    }
     return ctpy_result(r);
 }
 

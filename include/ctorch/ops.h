@@ -43,6 +43,9 @@ ct_tensor *ct_div(const ct_tensor *a, const ct_tensor *b);
 /* torch.result_type of the two operands. */
 int ct_result_type(const ct_tensor *a, const ct_tensor *b, ct_dtype *out);
 
+/* --- pointwise unary (aten/cpu/unary.c) -------------------------------- */
+ct_tensor *ct_neg(const ct_tensor *t);
+
 /* --- copies and conversions (aten/cpu/copy.c) -------------------------- */
 /* dst[...] = src, src broadcast to dst, converted to dst's dtype. */
 int ct_copy_(ct_tensor *dst, const ct_tensor *src);

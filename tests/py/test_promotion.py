@@ -354,8 +354,6 @@ def test_promote_types_quantized_same_type():
     assert ctorch.promote_types(ctorch.qint8, ctorch.qint8) == ctorch.qint8
 
 
-@pytest.mark.xfail(strict=True, reason="promote_types with a quantized dtype raises "
-                   "result_type's message, not torch's promoteTypes message")
 def test_promote_types_quantized_message():
     with pytest.raises(RuntimeError) as e:
         ctorch.promote_types(ctorch.quint8, ctorch.qint8)
@@ -364,8 +362,6 @@ def test_promote_types_quantized_message():
         "the correct rules should be, offending types: QUInt8 QInt8")
 
 
-@pytest.mark.xfail(strict=True, reason="result_type of two tensors of the same "
-                   "quantized dtype raises instead of returning that dtype")
 def test_result_type_quantized_same_type():
     q = ctorch.quantize_per_tensor(ctorch.tensor([1.0, 2.0]), 0.1, 0, ctorch.qint8)
     assert ctorch.result_type(q, q) == ctorch.qint8
