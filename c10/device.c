@@ -17,26 +17,40 @@ ct_device_type_name(ct_device_type t)
     return device_names[t];
 }
 
+/* torch's grammar: a type made of letters and '_', then optionally ':'
+ * and an index without leading zeros. */
 int
 ct_device_parse(const char *s, ct_device *out)
 {
-    const char *colon = strchr(s, ':');
-    size_t len = colon ? (size_t)(colon - s) : strlen(s);
+    size_t len = 0;
 
+    if (*s == '\0') {
+        return ct_error(CT_ERR_RUNTIME, "Device string must not be empty");
+    }
+    while ((s[len] >= 'a' && s[len] <= 'z') || (s[len] >= 'A' && s[len] <= 'Z') ||
+           s[len] == '_') {
+        len++;
+    }
+    const char *rest = s + len;
+    long idx = -1;
+    if (len == 0 || (*rest != '\0' && *rest != ':')) {
+        return ct_error(CT_ERR_RUNTIME, "Invalid device string: '%s'", s);
+    }
+    if (*rest == ':') {
+        const char *digits = rest + 1;
+        char *end;
+        if (*digits < '0' || *digits > '9' || (digits[0] == '0' && digits[1] != '\0')) {
+            return ct_error(CT_ERR_RUNTIME, "Invalid device string: '%s'", s);
+        }
+        idx = strtol(digits, &end, 10);
+        if (*end != '\0' || idx > 127) {
+            return ct_error(CT_ERR_RUNTIME, "Invalid device string: '%s'", s);
+        }
+    }
     for (int i = 0; i < CT_DEVICE_TYPE_COUNT; i++) {
         if (strlen(device_names[i]) == len && strncmp(s, device_names[i], len) == 0) {
             out->type = (ct_device_type)i;
-            out->index = -1;
-            if (colon != NULL) {
-                char *end;
-                const char *digits = colon + 1;
-                long idx = strtol(digits, &end, 10);
-                if (*digits < '0' || *digits > '9' || *end != '\0' || idx > 127 ||
-                    (digits[0] == '0' && digits[1] != '\0')) {
-                    return ct_error(CT_ERR_RUNTIME, "Invalid device string: '%s'", s);
-                }
-                out->index = (int)idx;
-            }
+            out->index = (int)idx;
             return 0;
         }
     }

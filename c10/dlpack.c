@@ -19,14 +19,16 @@ export_deleter(DLManagedTensor *m)
     free(c);
 }
 
-/* DLPack type of a dtype (bool travels as uint8, as PyTorch 1.13 does). */
+/* DLPack type of a dtype. */
 static int
 dl_type(ct_dtype d, DLDataType *out)
 {
     out->lanes = 1;
     out->bits = (uint8_t)(ct_dtype_itemsize(d) * 8);
-    if (ct_dtype_table[d].is_quantized) {
-        return ct_error(CT_ERR_RUNTIME, "QInt8 is not supported by dlpack");
+    if (ct_dtype_table[d].is_quantized || d == CT_DTYPE_BOOL) {
+        /* PyTorch 1.13 exports neither (bool arrived with DLPack 0.8) */
+        return ct_error(CT_ERR_RUNTIME, "%s type is not supported by dlpack",
+                        ct_dtype_table[d].legacy);
     }
     if (d == CT_DTYPE_BFLOAT16) {
         out->code = kDLBfloat;
@@ -34,7 +36,7 @@ dl_type(ct_dtype d, DLDataType *out)
     else if (ct_dtype_is_floating(d)) {
         out->code = kDLFloat;
     }
-    else if (d == CT_DTYPE_BOOL || d == CT_DTYPE_UINT8) {
+    else if (d == CT_DTYPE_UINT8) {
         out->code = kDLUInt;
     }
     else {

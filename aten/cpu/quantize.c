@@ -59,8 +59,9 @@ ct_quantize_per_tensor(const ct_tensor *t, double scale, int64_t zero_point,
         return NULL;
     }
     if (zero_point < qranges[dtype][0] || zero_point > qranges[dtype][1]) {
-        ct_error(CT_ERR_RUNTIME, "`zero_point` must be between `quant_min` and "
-                 "`quant_max`.");
+        ct_error(CT_ERR_RUNTIME, "quantize_tensor_per_tensor_affine zero_point %lld "
+                 "is %s bound.", (long long)zero_point,
+                 zero_point < qranges[dtype][0] ? "below lower" : "above upper");
         return NULL;
     }
     ct_tensor *q = ct_empty(t->ndim, t->sizes, dtype, ct_device_cpu());

@@ -4,9 +4,28 @@
 
 #include <stdbool.h>
 
-#define CT_FORALL_DEVICE_TYPES(X) \
-    X(CT_DEVICE_CPU, "cpu")       \
-    X(CT_DEVICE_CUDA, "cuda")
+/* Every device type torch.device accepts, in the order of PyTorch's
+ * message; ctorch allocates only on cpu (and cuda when built with it). */
+#define CT_FORALL_DEVICE_TYPES(X)           \
+    X(CT_DEVICE_CPU, "cpu")                 \
+    X(CT_DEVICE_CUDA, "cuda")               \
+    X(CT_DEVICE_IPU, "ipu")                 \
+    X(CT_DEVICE_XPU, "xpu")                 \
+    X(CT_DEVICE_MKLDNN, "mkldnn")           \
+    X(CT_DEVICE_OPENGL, "opengl")           \
+    X(CT_DEVICE_OPENCL, "opencl")           \
+    X(CT_DEVICE_IDEEP, "ideep")             \
+    X(CT_DEVICE_HIP, "hip")                 \
+    X(CT_DEVICE_VE, "ve")                   \
+    X(CT_DEVICE_FPGA, "fpga")               \
+    X(CT_DEVICE_ORT, "ort")                 \
+    X(CT_DEVICE_XLA, "xla")                 \
+    X(CT_DEVICE_LAZY, "lazy")               \
+    X(CT_DEVICE_VULKAN, "vulkan")           \
+    X(CT_DEVICE_MPS, "mps")                 \
+    X(CT_DEVICE_META, "meta")               \
+    X(CT_DEVICE_HPU, "hpu")                 \
+    X(CT_DEVICE_PRIVATEUSEONE, "privateuseone")
 
 typedef enum {
 #define X(E, N) E,

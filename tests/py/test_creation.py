@@ -1489,10 +1489,6 @@ def test_quantized_errors_vs_torch(torch_ref):
                    lambda: getattr(torch_ref.ones(2), name)(), prefix=True)
 
 
-@pytest.mark.xfail(strict=True, reason="aten: ct_quantize_per_tensor's zero_point "
-                   "check words it differently: torch says 'quantize_tensor_per_tensor_"
-                   "affine zero_point 300 is above upper bound.' for "
-                   "torch.quantize_per_tensor(x, 0.1, 300, torch.qint8)")
 def test_quantize_zero_point_message():
     with pytest.raises(RuntimeError) as info:
         ctorch.quantize_per_tensor(ctorch.ones(2), 0.1, 300, ctorch.qint8)
