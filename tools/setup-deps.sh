@@ -11,7 +11,7 @@ set -u
 
 # The C toolchain: build-essential, or at least gcc + make + libc headers.
 TOOLCHAIN_ALT="gcc make libc6-dev"
-PACKAGES="python3 python3-dev python3-numpy python3-pytest python3-setuptools
+PACKAGES="python3 python3-dev python3-numpy python3-pytest python3-setuptools python3-venv
           libopenblas-dev"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

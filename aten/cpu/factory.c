@@ -126,6 +126,32 @@ check_range_dtype(const char *op, ct_dtype dtype)
     return 0;
 }
 
+/* The common float32/float64 ranges written directly.  fma() is an
+ * instruction only where the CPU has FMA: target_clones builds these twice
+ * and the loader picks the right copy (otherwise fma is a libm call per
+ * element). */
+#define ARANGE_KERNEL(NAME, T, LANES)                                         \
+    __attribute__((target_clones("fma", "default"))) static void              \
+    NAME(T *o, int64_t n, double xs, double xst)                              \
+    {                                                                         \
+        int64_t i = 0;                                                        \
+        for (; i + 2 * LANES <= n; i += 2 * LANES) {                          \
+            for (int64_t b = i; b < i + 2 * LANES; b += LANES) {              \
+                double base = (T)fma(xst, (double)b, xs);                     \
+                o[b] = (T)base;                                               \
+                for (int64_t k = 1; k < LANES; k++) {                         \
+                    o[b + k] = (T)fma((double)k, xst, base);                  \
+                }                                                             \
+            }                                                                 \
+        }                                                                     \
+        for (; i < n; i++) {                                                  \
+            o[i] = (T)fma(xst, (double)i, xs);                                \
+        }                                                                     \
+    }
+ARANGE_KERNEL(arange_f32, float, 8)
+ARANGE_KERNEL(arange_f64, double, 4)
+#undef ARANGE_KERNEL
+
 ct_tensor *
 ct_arange(ct_scalar start, ct_scalar end, ct_scalar step, ct_dtype dtype)
 {
@@ -179,6 +205,14 @@ ct_arange(ct_scalar start, ct_scalar end, ct_scalar step, ct_dtype dtype)
         return t;
     }
     /* Note [Range arithmetic]; 16-bit floats accumulate in float */
+    if (dtype == CT_DTYPE_FLOAT32) {
+        arange_f32((float *)ct_tensor_data(t), n, xs, xst);
+        return t;
+    }
+    if (dtype == CT_DTYPE_FLOAT64) {
+        arange_f64((double *)ct_tensor_data(t), n, xs, xst);
+        return t;
+    }
     double (*rnd)(double) = rounder(dtype);
     bool half = ct_dtype_itemsize(dtype) == 2;
     if (half) {
@@ -193,7 +227,9 @@ ct_arange(ct_scalar start, ct_scalar end, ct_scalar step, ct_dtype dtype)
             double base = rnd(FMA_ACC(xst, (double)blk, xs));
             put_f64(&w, base);
             for (int64_t k = 1; k < lanes; k++) {
-                put_f64(&w, FMA_ACC((double)k, xst, base));
+                /* 16-bit lanes: k * step and the sum each round to float */
+                put_f64(&w, half ? (double)((float)base + (float)k * (float)xst)
+                                 : FMA_ACC((double)k, xst, base));
             }
         }
     }
