@@ -75,34 +75,36 @@ factory_dtype(const ctpy_arg *out, const ctpy_arg *dtype, ct_dtype fallback)
                      "Device? device=None, bool pin_memory=False, " \
                      "bool requires_grad=False"
 
-FN(fn_zeros)
+/* zeros(*size, ...) and ones(*size, ...): a filled factory */
+static PyObject *
+filled_factory(ctpy_sig *sig, int64_t fill, PyObject *const *args, Py_ssize_t nargs,
+               PyObject *kwnames)
 {
-    static ctpy_sig sig = CTPY_SIG("zeros(int[] size, *, " FACTORY_TAIL ")");
     ctpy_arg v[7];
-    (void)self;
-    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+    if (ctpy_parse(sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
     ct_dtype dtype = factory_dtype(&v[1], &v[2], ct_default_dtype());
     if (dtype == CT_DTYPE_COUNT) {
         return NULL;
     }
-    return finish_factory(ct_zeros(v[0].n, v[0].list, dtype), &v[1], &v[4], &v[6]);
+    ct_tensor *t = fill == 0 ? ct_zeros(v[0].n, v[0].list, dtype)
+                             : ct_full(v[0].n, v[0].list, ct_scalar_int(fill), dtype);
+    return finish_factory(t, &v[1], &v[4], &v[6]);
+}
+
+FN(fn_zeros)
+{
+    static ctpy_sig sig = CTPY_SIG("zeros(int[] size, *, " FACTORY_TAIL ")");
+    (void)self;
+    return filled_factory(&sig, 0, args, nargs, kwnames);
 }
 
 FN(fn_ones)
 {
     static ctpy_sig sig = CTPY_SIG("ones(int[] size, *, " FACTORY_TAIL ")");
-    ctpy_arg v[7];
     (void)self;
-    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
-        return NULL;
-    }
-    ct_dtype dtype = factory_dtype(&v[1], &v[2], ct_default_dtype());
-    if (dtype == CT_DTYPE_COUNT) {
-        return NULL;
-    }
-    return finish_factory(ct_ones(v[0].n, v[0].list, dtype), &v[1], &v[4], &v[6]);
+    return filled_factory(&sig, 1, args, nargs, kwnames);
 }
 
 FN(fn_empty)

@@ -224,13 +224,8 @@ setitem_scalar(PyObject *value, ct_dtype dtype, ct_scalar *out)
         PyErr_Clear();
     }
     if (PyLong_Check(value) || np_int) {
-        int overflow;
-        long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
-        if (v == -1 && PyErr_Occurred()) {
-            return -1;
-        }
-        if (overflow) {
-            PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+        int64_t v;
+        if (ctpy_long_to_int64(value, &v) < 0) {
             return -1;
         }
         *out = ct_scalar_int(v);

@@ -263,17 +263,7 @@ compute_sizes(PyObject *o, int *ndim, int64_t *sizes)
 static int
 unpack_long(PyObject *o, int64_t *out)
 {
-    int overflow;
-    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (v == -1 && PyErr_Occurred()) {
-        return -1;
-    }
-    if (overflow) {
-        PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
-        return -1;
-    }
-    *out = v;
-    return 0;
+    return ctpy_long_to_int64(o, out);
 }
 
 /* torch's THPUtils_unpackDouble: a float (or an object with __float__). */
