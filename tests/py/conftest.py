@@ -12,6 +12,9 @@ import sys
 
 import pytest
 
+# helpers.py asserts with pytest's detailed messages
+pytest.register_assert_rewrite("helpers")
+
 
 @pytest.fixture
 def torch_ref():

@@ -22,38 +22,8 @@ import numpy as np
 import pytest
 
 import ctorch
+from helpers import dt, error_of, geometry, same_error, same_tensor  # noqa: F401
 from ctorch.utils import dlpack as ct_dlpack
-
-
-def dt(t):
-    return repr(t.dtype)
-
-
-def geometry(t):
-    return (repr(t.dtype), tuple(t.shape), tuple(t.stride()))
-
-
-def same_tensor(c, t):
-    assert geometry(c) == geometry(t)
-    assert c.tolist() == t.tolist()
-
-
-def error_of(fn):
-    try:
-        fn()
-    except Exception as e:      # noqa: BLE001 - any exception is the result
-        return type(e).__name__, str(e)
-    return None
-
-
-def same_error(c_fn, t_fn, prefix=False):
-    c, t = error_of(c_fn), error_of(t_fn)
-    assert c is not None and t is not None, (c, t)
-    assert c[0] == t[0], (c, t)
-    if prefix:
-        assert t[1].startswith(c[1]), (c, t)
-    else:
-        assert c[1] == t[1], (c, t)
 
 
 def raises(exc, msg, fn):
