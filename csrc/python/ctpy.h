@@ -135,4 +135,23 @@ PyObject *ctpy_from_dlpack_capsule(PyObject *self, PyObject *capsule);
 /* functions.c */
 extern PyMethodDef ctpy_functions[];
 
+/* Note [Method tables]
+ * Op families keep their Tensor methods and torch functions in their own
+ * files (pointwise.c, reduce.c, linalg.c, shape.c, index.c, sort.c), each
+ * defining the tables below; module.c merges whichever exist (the
+ * declarations are weak, so a family not written yet is simply absent). */
+#define CTPY_FORALL_FAMILIES(X) \
+    X(pointwise)                \
+    X(reduce)                   \
+    X(linalg)                   \
+    X(shape)                    \
+    X(index)                    \
+    X(sort)
+
+#define X(F)                                                               \
+    extern PyMethodDef ctpy_##F##_methods[] __attribute__((weak));         \
+    extern PyMethodDef ctpy_##F##_functions[] __attribute__((weak));
+CTPY_FORALL_FAMILIES(X)
+#undef X
+
 #endif

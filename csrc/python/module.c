@@ -6,14 +6,55 @@ static struct PyModuleDef module_def = {
     .m_name = "ctorch._C",
     .m_doc = "The C engine of ctorch.",
     .m_size = -1,
-    .m_methods = ctpy_functions,
 };
+
+/* Concatenate NULL-terminated method tables (Note [Method tables]); the
+ * result lives for the whole process, as type and module tables must. */
+static PyMethodDef *
+merge_tables(PyMethodDef *const *tables, int n)
+{
+    Py_ssize_t total = 0;
+    for (int i = 0; i < n; i++) {
+        for (PyMethodDef *m = tables[i]; m != NULL && m->ml_name != NULL; m++) {
+            total++;
+        }
+    }
+    PyMethodDef *all = PyMem_RawCalloc((size_t)total + 1, sizeof(PyMethodDef));
+    if (all == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    Py_ssize_t k = 0;
+    for (int i = 0; i < n; i++) {
+        for (PyMethodDef *m = tables[i]; m != NULL && m->ml_name != NULL; m++) {
+            all[k++] = *m;
+        }
+    }
+    return all;
+}
 
 PyMODINIT_FUNC PyInit__C(void);
 
 PyMODINIT_FUNC
 PyInit__C(void)
 {
+    PyMethodDef *methods[] = {
+        ctpy_tensor_methods,
+#define X(F) ctpy_##F##_methods,
+        CTPY_FORALL_FAMILIES(X)
+#undef X
+    };
+    PyMethodDef *functions[] = {
+        ctpy_functions,
+#define X(F) ctpy_##F##_functions,
+        CTPY_FORALL_FAMILIES(X)
+#undef X
+    };
+    CtTensor_Type.tp_methods = merge_tables(methods, sizeof methods / sizeof methods[0]);
+    module_def.m_methods = merge_tables(functions, sizeof functions / sizeof functions[0]);
+    if (CtTensor_Type.tp_methods == NULL || module_def.m_methods == NULL) {
+        return NULL;
+    }
     CtSize_Type.tp_base = &PyTuple_Type;
     if (ctpy_tensor_setup_type() < 0 || PyType_Ready(&CtDtype_Type) < 0 ||
         PyType_Ready(&CtDevice_Type) < 0 || PyType_Ready(&CtSize_Type) < 0 ||

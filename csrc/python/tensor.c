@@ -700,7 +700,7 @@ PyTypeObject CtTensor_Type = {
     .tp_traverse = (traverseproc)tensor_traverse,
     .tp_clear = (inquiry)tensor_clear,
     .tp_weaklistoffset = offsetof(CtTensorObject, weaklist),
-    .tp_methods = ctpy_tensor_methods,
+    /* .tp_methods: merged at import (Note [Method tables]) */
     .tp_getset = tensor_getset,
     .tp_dictoffset = offsetof(CtTensorObject, dict),
     .tp_new = tensor_new,

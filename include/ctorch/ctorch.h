@@ -24,6 +24,7 @@
 #include "dtype.h"
 #include "error.h"
 #include "ops.h"
+#include "ops_families.h"
 #include "scalar.h"
 #include "storage.h"
 #include "tensor.h"

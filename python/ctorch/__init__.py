@@ -36,6 +36,11 @@ from .utils.dlpack import from_dlpack  # noqa: F401
 __version__ = "1.13.0+ctorch"
 
 _C._set_tensor_class(Tensor)
+
+# Every public function of _C is a torch function (op families add theirs to
+# _C without touching this file); names defined above take precedence.
+globals().update({_k: _v for _k, _v in vars(_C).items()
+                  if not _k.startswith("_") and callable(_v) and _k not in globals()})
 _tensor_str._get_default_dtype = get_default_dtype
 
 # Python's name, shadowed by torch.range below, for internal use.
