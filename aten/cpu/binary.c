@@ -1,10 +1,14 @@
 /* aten/cpu/binary.c -- add, sub, mul, div: one expression per op and a
  * table per op; ct_binary (below) does promotion, broadcasting and the
  * out= rules, and aten/iter.c runs the loop. */
-#include <math.h>
 #include <string.h>
+#include <tgmath.h>
 
 #include "aten/cpu/loops.h"
+
+/* One integer expression serves signed and unsigned types (for uint8,
+ * `a < 0` is simply false). */
+#pragma GCC diagnostic ignored "-Wtype-limits"
 
 /* alpha converted once to every compute type */
 typedef struct {
@@ -53,6 +57,163 @@ CT_BINARY_LOOP(mul_b8, bool, b8, bool, alpha_ctx, a && b)
 CT_FORALL_FLOATING_DTYPES(X)
 #undef X
 
+/* --- the other binary ops: F_ floating, I_ integer, B_ bool expressions --- */
+
+/* Python-style floor division and remainder of floats, PyTorch's formulas */
+#define FLOAT_HELPERS(A, N)                                                   \
+    static inline A floor_div_##N(A a, A b)                                   \
+    {                                                                         \
+        if (b == 0) {                                                         \
+            return a / b;                                                     \
+        }                                                                     \
+        A mod = fmod(a, b);                                                   \
+        A div = (a - mod) / b;                                                \
+        if (mod != 0 && (b < 0) != (mod < 0)) {                               \
+            div -= 1;                                                         \
+        }                                                                     \
+        A floordiv;                                                           \
+        if (div != 0) {                                                       \
+            floordiv = floor(div);                                            \
+            if (div - floordiv > (A)0.5) {                                    \
+                floordiv += 1;                                                \
+            }                                                                 \
+        }                                                                     \
+        else {                                                                \
+            floordiv = copysign((A)0, a / b);                                 \
+        }                                                                     \
+        return floordiv;                                                      \
+    }                                                                         \
+    static inline A remainder_##N(A a, A b)                                   \
+    {                                                                         \
+        A mod = fmod(a, b);                                                   \
+        if (mod != 0 && (b < 0) != (mod < 0)) {                               \
+            mod += b;                                                         \
+        }                                                                     \
+        return mod;                                                           \
+    }                                                                         \
+    static inline A maximum_##N(A a, A b)                                     \
+    {                                                                         \
+        return (a != a || b != b) ? (A)NAN : (a > b ? a : b);                 \
+    }                                                                         \
+    static inline A minimum_##N(A a, A b)                                     \
+    {                                                                         \
+        return (a != a || b != b) ? (A)NAN : (a < b ? a : b);                 \
+    }
+FLOAT_HELPERS(float, f)
+FLOAT_HELPERS(double, d)
+#undef FLOAT_HELPERS
+#define FGEN(fn, a, b) _Generic((a), float: fn##_f, double: fn##_d)((a), (b))
+
+/* Integer power by squaring, wrapping like PyTorch's; negative exponents
+ * give 1, -1 or 0 as integer division would. */
+static inline int64_t
+int_pow(int64_t a, int64_t b)
+{
+    if (b < 0) {
+        return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+    }
+    uint64_t r = 1, x = (uint64_t)a;
+    while (b) {
+        if (b & 1) {
+            r *= x;
+        }
+        x *= x;
+        b >>= 1;
+    }
+    return (int64_t)r;
+}
+
+/* x86 masks shift counts: by 63 for 64-bit operands, 31 for the rest
+ * (narrow types are promoted to int); PyTorch inherits that. */
+#define SHIFT_MASK(a) (sizeof(a) >= 8 ? 63 : 31)
+
+#define F_floor_divide(a, b) FGEN(floor_div, a, b)
+#define F_div_trunc(a, b) trunc((a) / (b))
+#define F_remainder(a, b) FGEN(remainder, a, b)
+#define F_fmod(a, b) fmod(a, b)
+#define F_pow(a, b) pow(a, b)
+#define F_atan2(a, b) atan2(a, b)
+#define F_maximum(a, b) FGEN(maximum, a, b)
+#define F_minimum(a, b) FGEN(minimum, a, b)
+#define F_fmax(a, b) fmax(a, b)
+#define F_fmin(a, b) fmin(a, b)
+#define I_floor_divide(a, b) \
+    ((b) == -1 ? -(a) : (a) / (b) - (((a) % (b) != 0) && (((a) < 0) != ((b) < 0))))
+#define I_div_trunc(a, b) ((b) == -1 ? -(a) : (a) / (b))
+#define I_remainder(a, b) \
+    ((b) == -1 ? 0 : (a) % (b) + (((a) % (b) != 0) && (((a) % (b) < 0) != ((b) < 0))) * (b))
+#define I_fmod(a, b) ((b) == -1 ? 0 : (a) % (b))
+#define I_pow(a, b) int_pow((int64_t)(a), (int64_t)(b))
+#define I_maximum(a, b) ((a) > (b) ? (a) : (b))
+#define I_minimum(a, b) ((a) < (b) ? (a) : (b))
+#define I_fmax(a, b) I_maximum(a, b)
+#define I_fmin(a, b) I_minimum(a, b)
+#define I_bitwise_and(a, b) ((a) & (b))
+#define I_bitwise_or(a, b) ((a) | (b))
+#define I_bitwise_xor(a, b) ((a) ^ (b))
+#define I_lshift(a, b) ((uint64_t)(int64_t)(a) << ((int64_t)(b) & SHIFT_MASK(a)))
+#define I_rshift(a, b) ((int64_t)(a) >> ((int64_t)(b) & SHIFT_MASK(a)))
+#define B_maximum(a, b) ((a) || (b))
+#define B_minimum(a, b) ((a) && (b))
+#define B_fmax(a, b) B_maximum(a, b)
+#define B_fmin(a, b) B_minimum(a, b)
+#define B_bitwise_and(a, b) ((a) && (b))
+#define B_bitwise_or(a, b) ((a) || (b))
+#define B_bitwise_xor(a, b) ((a) != (b))
+#define C_eq(a, b) ((a) == (b))
+#define C_ne(a, b) ((a) != (b))
+#define C_lt(a, b) ((a) < (b))
+#define C_le(a, b) ((a) <= (b))
+#define C_gt(a, b) ((a) > (b))
+#define C_ge(a, b) ((a) >= (b))
+#define C_logical_and(a, b) (((a) != 0) && ((b) != 0))
+#define C_logical_or(a, b) (((a) != 0) || ((b) != 0))
+#define C_logical_xor(a, b) (((a) != 0) != ((b) != 0))
+
+/* Y(op, OP, dtype...) per group, as in unary.c */
+#define FLOAT_BOPS(Y, E, T, S, A)                                             \
+    Y(floor_divide, FLOOR_DIVIDE, E, T, S, A) Y(div_trunc, DIV_TRUNC, E, T, S, A) \
+    Y(remainder, REMAINDER, E, T, S, A) Y(fmod, FMOD, E, T, S, A)             \
+    Y(pow, POW, E, T, S, A) Y(atan2, ATAN2, E, T, S, A)                       \
+    Y(maximum, MAXIMUM, E, T, S, A) Y(minimum, MINIMUM, E, T, S, A)           \
+    Y(fmax, FMAX, E, T, S, A) Y(fmin, FMIN, E, T, S, A)
+#define INT_BOPS(Y, E, T, S, A)                                               \
+    Y(pow, POW, E, T, S, A) Y(maximum, MAXIMUM, E, T, S, A)                   \
+    Y(minimum, MINIMUM, E, T, S, A) Y(fmax, FMAX, E, T, S, A)                 \
+    Y(fmin, FMIN, E, T, S, A) Y(bitwise_and, BITWISE_AND, E, T, S, A)         \
+    Y(bitwise_or, BITWISE_OR, E, T, S, A) Y(bitwise_xor, BITWISE_XOR, E, T, S, A) \
+    Y(lshift, LSHIFT, E, T, S, A) Y(rshift, RSHIFT, E, T, S, A)
+#define INT_DIV_BOPS(Y, E, T, S, A)                                           \
+    Y(floor_divide, FLOOR_DIVIDE, E, T, S, A) Y(div_trunc, DIV_TRUNC, E, T, S, A) \
+    Y(remainder, REMAINDER, E, T, S, A) Y(fmod, FMOD, E, T, S, A)
+#define BOOL_BOPS(Y, E, T, S, A)                                              \
+    Y(maximum, MAXIMUM, E, T, S, A) Y(minimum, MINIMUM, E, T, S, A)           \
+    Y(fmax, FMAX, E, T, S, A) Y(fmin, FMIN, E, T, S, A)                       \
+    Y(bitwise_and, BITWISE_AND, E, T, S, A) Y(bitwise_or, BITWISE_OR, E, T, S, A) \
+    Y(bitwise_xor, BITWISE_XOR, E, T, S, A)
+#define CMP_BOPS(Y, E, T, S, A)                                               \
+    Y(eq, EQ, E, T, S, A) Y(ne, NE, E, T, S, A) Y(lt, LT, E, T, S, A)         \
+    Y(le, LE, E, T, S, A) Y(gt, GT, E, T, S, A) Y(ge, GE, E, T, S, A)         \
+    Y(logical_and, LOGICAL_AND, E, T, S, A) Y(logical_or, LOGICAL_OR, E, T, S, A) \
+    Y(logical_xor, LOGICAL_XOR, E, T, S, A)
+
+#define LOOP_F(op, OP, E, T, S, A) CT_BINARY_LOOP(op##_##S, T, S, A, alpha_ctx, (A)F_##op(a, b))
+#define LOOP_I(op, OP, E, T, S, A) CT_BINARY_LOOP(op##_##S, T, S, A, alpha_ctx, (A)I_##op(a, b))
+#define LOOP_ID(op, OP, E, T, S, A) CT_BINARY_LOOP_NONZERO(op##_##S, T, S, A, (A)I_##op(a, b))
+#define LOOP_B(op, OP, E, T, S, A) CT_BINARY_LOOP(op##_##S, T, S, A, alpha_ctx, B_##op(a, b))
+#define LOOP_C(op, OP, E, T, S, A) CT_BINARY_LOOP_TO_BOOL(op##_##S, T, S, A, C_##op(a, b))
+
+#define X(E, T, S, A) FLOAT_BOPS(LOOP_F, E, T, S, A) CMP_BOPS(LOOP_C, E, T, S, A)
+CT_FORALL_FLOATING_DTYPES(X)
+#undef X
+#define X(E, T, S, A) INT_BOPS(LOOP_I, E, T, S, A) INT_DIV_BOPS(LOOP_ID, E, T, S, A) \
+    CMP_BOPS(LOOP_C, E, T, S, A)
+CT_FORALL_INTEGRAL_DTYPES(X)
+#undef X
+#define X(E, T, S, A) BOOL_BOPS(LOOP_B, E, T, S, A) CMP_BOPS(LOOP_C, E, T, S, A)
+CT_FORALL_BOOL_DTYPE(X)
+#undef X
+
 typedef struct {
     ct_loop plain[CT_DTYPE_COUNT];
     ct_loop alpha[CT_DTYPE_COUNT];  /* used when alpha != 1 */
@@ -87,10 +248,28 @@ static const binary_loops loops[CT_BINARY_COUNT] = {
 #undef X
         {0},
     },
+#define ENTRY(op, OP, E, T, S, A) [CT_BINARY_##OP].plain[E] = op##_##S,
+#define X(E, T, S, A) FLOAT_BOPS(ENTRY, E, T, S, A) CMP_BOPS(ENTRY, E, T, S, A)
+    CT_FORALL_FLOATING_DTYPES(X)
+#undef X
+#define X(E, T, S, A) INT_BOPS(ENTRY, E, T, S, A) INT_DIV_BOPS(ENTRY, E, T, S, A) \
+    CMP_BOPS(ENTRY, E, T, S, A)
+    CT_FORALL_INTEGRAL_DTYPES(X)
+#undef X
+#define X(E, T, S, A) BOOL_BOPS(ENTRY, E, T, S, A) CMP_BOPS(ENTRY, E, T, S, A)
+    CT_FORALL_BOOL_DTYPE(X)
+#undef X
+#undef ENTRY
 };
 
-static const char *const op_names[CT_BINARY_COUNT] = {
-#define X(E, N) [E] = N,
+const char *const ct_binary_names[CT_BINARY_COUNT] = {
+#define X(E, N, K) [E] = #N,
+    CT_FORALL_BINARY_OPS(X)
+#undef X
+};
+
+static const ct_result_kind result_kinds[CT_BINARY_COUNT] = {
+#define X(E, N, K) [E] = K,
     CT_FORALL_BINARY_OPS(X)
 #undef X
 };
@@ -193,6 +372,12 @@ check_operands(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
                             "operator instead.");
         }
     }
+    if (op == CT_BINARY_POW && ct_dtype_is_integral(common, true) &&
+        (b->flags & CT_TENSOR_WRAPPED_NUMBER) && b->dtype == CT_DTYPE_INT64 &&
+        *(const int64_t *)ct_tensor_data(b) < 0) {
+        return ct_error(CT_ERR_RUNTIME, "Integers to negative integer powers are not "
+                        "allowed.");
+    }
     if (op == CT_BINARY_ADD || op == CT_BINARY_SUB) {
         if (ct_scalar_check(alpha, common) < 0) {
             return -1;
@@ -253,9 +438,11 @@ ct_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
     if (ct_result_type(a, b, &common) < 0) {
         return NULL;
     }
-    if (op == CT_BINARY_DIV && !ct_dtype_is_floating(common)) {
-        common = ct_default_dtype();            /* true division */
+    if (result_kinds[op] == CT_RESULT_FLOAT && !ct_dtype_is_floating(common)) {
+        common = ct_default_dtype();            /* true division, atan2 */
     }
+    /* the dtype of the result; the loop runs on inputs in `common` */
+    ct_dtype rdtype = result_kinds[op] == CT_RESULT_BOOL ? CT_DTYPE_BOOL : common;
     if (check_operands(op, a, b, alpha, common) < 0) {
         return NULL;
     }
@@ -266,13 +453,25 @@ ct_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
                      !scalar_is_one(alpha);
     ct_loop loop = use_alpha ? loops[op].alpha[common] : loops[op].plain[common];
     if (loop == NULL) {
-        ct_error(CT_ERR_RUNTIME, "\"%s_cpu\" not implemented for '%s'",
-                 op_names[op], ct_dtype_table[common].legacy);
+        /* the kernel names PyTorch's messages use, where they differ */
+        static const char *const kernel[CT_BINARY_COUNT] = {
+            [CT_BINARY_FLOOR_DIVIDE] = "div_floor_cpu", [CT_BINARY_DIV_TRUNC] = "div_trunc_cpu",
+            [CT_BINARY_POW] = "pow", [CT_BINARY_LSHIFT] = "lshift_cpu",
+            [CT_BINARY_RSHIFT] = "rshift_cpu",
+        };
+        if (kernel[op] != NULL) {
+            ct_error(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kernel[op],
+                     ct_dtype_table[common].legacy);
+        }
+        else {
+            ct_error(CT_ERR_RUNTIME, "\"%s_cpu\" not implemented for '%s'",
+                     ct_binary_names[op], ct_dtype_table[common].legacy);
+        }
         return NULL;
     }
-    if (out != NULL && !ct_dtype_can_cast(common, out->dtype)) {
+    if (out != NULL && !ct_dtype_can_cast(rdtype, out->dtype)) {
         ct_error(CT_ERR_RUNTIME, "result type %s can't be cast to the desired "
-                 "output type %s", ct_dtype_table[common].legacy,
+                 "output type %s", ct_dtype_table[rdtype].legacy,
                  ct_dtype_table[out->dtype].legacy);
         return NULL;
     }
@@ -297,13 +496,13 @@ ct_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
             goto done;
         }
     }
-    if (out != NULL && out->dtype == common) {
+    if (out != NULL && out->dtype == rdtype) {
         ct_tensor_incref(out);
         res = out;
     }
     else {
         const ct_tensor *ins[2] = {ac, bc};
-        res = ct_iter_new_output(2, ins, ndim, shape, common);
+        res = ct_iter_new_output(2, ins, ndim, shape, rdtype);
         if (res == NULL) {
             goto done;
         }
@@ -316,7 +515,7 @@ ct_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
         goto fail;
     }
     if (out != NULL && res != out) {
-        /* computed in the common dtype, written out in out's */
+        /* computed in the result dtype, written out in out's */
         if (ct_copy_(out, res) < 0) {
             goto fail;
         }

@@ -36,6 +36,49 @@
         return 0;                                                             \
     }
 
+/* CT_UNARY_LOOP_TO_BOOL(name, T, S, A, expr): bool out = expr over a. */
+#define CT_UNARY_LOOP_TO_BOOL(name, T, S, A, expr)                            \
+    static int name(char **data, const int64_t *st, int64_t n, void *ctx)     \
+    {                                                                         \
+        (void)ctx;                                                            \
+        for (int64_t i = 0; i < n; i++) {                                     \
+            A a = ct__load_##S((const T *)(data[1] + i * st[1]));             \
+            *(bool *)(data[0] + i * st[0]) = (expr);                          \
+        }                                                                     \
+        return 0;                                                             \
+    }
+
+/* CT_BINARY_LOOP_TO_BOOL(name, T, S, A, expr): bool out = expr(a, b). */
+#define CT_BINARY_LOOP_TO_BOOL(name, T, S, A, expr)                           \
+    static int name(char **data, const int64_t *st, int64_t n, void *ctx)     \
+    {                                                                         \
+        (void)ctx;                                                            \
+        for (int64_t i = 0; i < n; i++) {                                     \
+            A a = ct__load_##S((const T *)(data[1] + i * st[1]));             \
+            A b = ct__load_##S((const T *)(data[2] + i * st[2]));             \
+            *(bool *)(data[0] + i * st[0]) = (expr);                          \
+        }                                                                     \
+        return 0;                                                             \
+    }
+
+/* CT_BINARY_LOOP_NONZERO(name, T, S, A, expr): like CT_BINARY_LOOP for
+ * integer division-like ops: a zero divisor is PyTorch's RuntimeError
+ * "ZeroDivisionError". */
+#define CT_BINARY_LOOP_NONZERO(name, T, S, A, expr)                           \
+    static int name(char **data, const int64_t *st, int64_t n, void *ctx)     \
+    {                                                                         \
+        (void)ctx;                                                            \
+        for (int64_t i = 0; i < n; i++) {                                     \
+            A a = ct__load_##S((const T *)(data[1] + i * st[1]));             \
+            A b = ct__load_##S((const T *)(data[2] + i * st[2]));             \
+            if (b == 0) {                                                     \
+                return ct_error(CT_ERR_RUNTIME, "ZeroDivisionError");         \
+            }                                                                 \
+            ct__store_##S((T *)(data[0] + i * st[0]), (expr));                \
+        }                                                                     \
+        return 0;                                                             \
+    }
+
 #define CT_BINARY_LOOP(name, T, S, A, CTX, expr)                              \
     static int name(char **data, const int64_t *st, int64_t n, void *ctx)     \
     {                                                                         \

@@ -66,6 +66,10 @@ ctpy_bump(ct_tensor *t)
     ct_tensor_bump_version(t);
 }
 
+/* div's rounding_mode (None, 'trunc', 'floor') as the op that computes it;
+ * -1 with torch's error for other strings.  rounding_mode is NULL or str. */
+int ctpy_div_op(PyObject *rounding_mode, ct_binary_op *op);
+
 /* errors.c */
 PyObject *ctpy_raise(void);         /* ct error -> exception; returns NULL */
 int ctpy_raise_int(void);           /* same, returns -1 */

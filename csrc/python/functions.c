@@ -454,10 +454,8 @@ binary_fn(ct_binary_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw
     if (op == CT_BINARY_ADD || op == CT_BINARY_SUB) {
         alpha = v[2].s;
     }
-    else if (op == CT_BINARY_DIV && !v[2].is_none) {
+    else if (op == CT_BINARY_DIV && ctpy_div_op(v[2].obj, &op) < 0) {
         ctpy_release(sig, v);
-        PyErr_SetString(PyExc_NotImplementedError, "div(): rounding_mode is not "
-                        "supported yet");
         return NULL;
     }
     const ctpy_arg *o = &v[sig->nparams - 1];

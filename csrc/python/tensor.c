@@ -553,14 +553,70 @@ binary_slot(ct_binary_op op, PyObject *a, PyObject *b, bool inplace)
     return ctpy_result(r);
 }
 
-static PyObject *nb_add(PyObject *a, PyObject *b) { return binary_slot(CT_BINARY_ADD, a, b, false); }
-static PyObject *nb_sub(PyObject *a, PyObject *b) { return binary_slot(CT_BINARY_SUB, a, b, false); }
-static PyObject *nb_mul(PyObject *a, PyObject *b) { return binary_slot(CT_BINARY_MUL, a, b, false); }
-static PyObject *nb_div(PyObject *a, PyObject *b) { return binary_slot(CT_BINARY_DIV, a, b, false); }
-static PyObject *nb_iadd(PyObject *a, PyObject *b) { return binary_slot(CT_BINARY_ADD, a, b, true); }
-static PyObject *nb_isub(PyObject *a, PyObject *b) { return binary_slot(CT_BINARY_SUB, a, b, true); }
-static PyObject *nb_imul(PyObject *a, PyObject *b) { return binary_slot(CT_BINARY_MUL, a, b, true); }
-static PyObject *nb_idiv(PyObject *a, PyObject *b) { return binary_slot(CT_BINARY_DIV, a, b, true); }
+/* a OP b and a OP= b for every binary operator */
+#define SLOT(NAME, OP)                                                            \
+    static PyObject *nb_##NAME(PyObject *a, PyObject *b)                         \
+    {                                                                             \
+        return binary_slot(OP, a, b, false);                                      \
+    }                                                                             \
+    static PyObject *nb_i##NAME(PyObject *a, PyObject *b)                        \
+    {                                                                             \
+        return binary_slot(OP, a, b, true);                                       \
+    }
+SLOT(add, CT_BINARY_ADD)
+SLOT(sub, CT_BINARY_SUB)
+SLOT(mul, CT_BINARY_MUL)
+SLOT(div, CT_BINARY_DIV)
+SLOT(floordiv, CT_BINARY_FLOOR_DIVIDE)
+SLOT(rem, CT_BINARY_REMAINDER)
+SLOT(and, CT_BINARY_BITWISE_AND)
+SLOT(or, CT_BINARY_BITWISE_OR)
+SLOT(xor, CT_BINARY_BITWISE_XOR)
+SLOT(lshift, CT_BINARY_LSHIFT)
+SLOT(rshift, CT_BINARY_RSHIFT)
+#undef SLOT
+
+/* a ** b; the modulo argument of pow() is refused as torch does */
+static PyObject *
+nb_pow(PyObject *a, PyObject *b, PyObject *mod)
+{
+    if (mod != Py_None) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return binary_slot(CT_BINARY_POW, a, b, false);
+}
+
+static PyObject *
+nb_ipow(PyObject *a, PyObject *b, PyObject *mod)
+{
+    if (mod != Py_None) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return binary_slot(CT_BINARY_POW, a, b, true);
+}
+
+static PyObject *
+nb_invert(PyObject *a)
+{
+    return ctpy_result(ct_unary(CT_UNARY_BITWISE_NOT, ctpy_tensor(a), NULL, CT_OUT_NEW));
+}
+
+static PyObject *
+nb_abs(PyObject *a)
+{
+    return ctpy_result(ct_unary(CT_UNARY_ABS, ctpy_tensor(a), NULL, CT_OUT_NEW));
+}
+
+/* ==, !=, <, <=, >, >= : elementwise, bool tensors */
+static PyObject *
+tensor_richcompare(PyObject *a, PyObject *b, int op)
+{
+    static const ct_binary_op ops[] = {
+        [Py_LT] = CT_BINARY_LT, [Py_LE] = CT_BINARY_LE, [Py_EQ] = CT_BINARY_EQ,
+        [Py_NE] = CT_BINARY_NE, [Py_GT] = CT_BINARY_GT, [Py_GE] = CT_BINARY_GE,
+    };
+    return binary_slot(ops[op], a, b, false);
+}
 
 static PyObject *
 nb_neg(PyObject *a)
@@ -657,10 +713,28 @@ static PyNumberMethods tensor_as_number = {
     .nb_subtract = nb_sub,
     .nb_multiply = nb_mul,
     .nb_true_divide = nb_div,
+    .nb_floor_divide = nb_floordiv,
+    .nb_remainder = nb_rem,
+    .nb_power = nb_pow,
+    .nb_and = nb_and,
+    .nb_or = nb_or,
+    .nb_xor = nb_xor,
+    .nb_lshift = nb_lshift,
+    .nb_rshift = nb_rshift,
+    .nb_invert = nb_invert,
+    .nb_absolute = nb_abs,
     .nb_inplace_add = nb_iadd,
     .nb_inplace_subtract = nb_isub,
     .nb_inplace_multiply = nb_imul,
     .nb_inplace_true_divide = nb_idiv,
+    .nb_inplace_floor_divide = nb_ifloordiv,
+    .nb_inplace_remainder = nb_irem,
+    .nb_inplace_power = nb_ipow,
+    .nb_inplace_and = nb_iand,
+    .nb_inplace_or = nb_ior,
+    .nb_inplace_xor = nb_ixor,
+    .nb_inplace_lshift = nb_ilshift,
+    .nb_inplace_rshift = nb_irshift,
     .nb_negative = nb_neg,
     .nb_positive = nb_pos,
     .nb_bool = nb_bool,
@@ -696,6 +770,7 @@ PyTypeObject CtTensor_Type = {
     .tp_dealloc = (destructor)tensor_dealloc,
     .tp_as_number = &tensor_as_number,
     .tp_as_mapping = &tensor_as_mapping,
+    .tp_richcompare = tensor_richcompare,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
     .tp_traverse = (traverseproc)tensor_traverse,
     .tp_clear = (inquiry)tensor_clear,

@@ -782,9 +782,7 @@ binary_method(ct_binary_op op, bool inplace, PyObject *self, PyObject *const *ar
     if (op == CT_BINARY_ADD || op == CT_BINARY_SUB) {
         alpha = v[1].s;
     }
-    else if (op == CT_BINARY_DIV && !v[1].is_none) {
-        PyErr_SetString(PyExc_NotImplementedError, "div(): rounding_mode is not "
-                        "supported yet");
+    else if (op == CT_BINARY_DIV && ctpy_div_op(v[1].obj, &op) < 0) {
         ctpy_release(sig, v);
         return NULL;
     }
