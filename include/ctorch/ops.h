@@ -136,6 +136,20 @@ ct_tensor *ct_unary(ct_unary_op op, const ct_tensor *t, ct_tensor *out,
                     ct_out_mode mode);
 ct_tensor *ct_neg(const ct_tensor *t);
 
+/* --- selection (aten/cpu/select.c) -------------------------------------- */
+/* cond ? a : b, broadcast, in the promoted dtype of a and b. */
+ct_tensor *ct_where(const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b);
+/* t[mask] = value in place (mask bool, or uint8 with a warning). */
+int ct_masked_fill_(ct_tensor *t, const ct_tensor *mask, ct_scalar value);
+/* min(max(t, min), max); either bound may be NULL (not both). */
+ct_tensor *ct_clamp(const ct_tensor *t, const ct_tensor *min, const ct_tensor *max,
+                    ct_tensor *out, ct_out_mode mode);
+/* NaN and infinities replaced (NULL: 0, the dtype's max, its lowest). */
+ct_tensor *ct_nan_to_num(const ct_tensor *t, const double *nan, const double *posinf,
+                         const double *neginf);
+ct_tensor *ct_lerp(const ct_tensor *start, const ct_tensor *end, const ct_tensor *weight);
+ct_tensor *ct_round_decimals(const ct_tensor *t, int64_t decimals);
+
 /* --- copies and conversions (aten/cpu/copy.c) -------------------------- */
 /* dst[...] = src, src broadcast to dst, converted to dst's dtype. */
 int ct_copy_(ct_tensor *dst, const ct_tensor *src);

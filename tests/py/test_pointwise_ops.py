@@ -241,3 +241,67 @@ def test_no_leaks():
     del a
     gc.collect()
     assert ctorch._C._live_counts()[:2] == before
+
+
+def test_selection_ops_literal():
+    """Recorded from torch 1.13."""
+    x = ctorch.tensor([1, 5, 9])
+    assert ctorch.clamp(x, 2, 6).tolist() == [2, 5, 6]
+    c = ctorch.clamp(x, 2.5)
+    assert repr(c.dtype) == "torch.float32" and c.tolist() == [2.5, 5.0, 9.0]
+    n = ctorch.clamp(ctorch.tensor([1.0, float("nan")]), 0, 1).tolist()
+    assert n[0] == 1.0 and math.isnan(n[1])
+    assert ctorch.clamp(x, min=ctorch.tensor([0, 6, 0]), max=ctorch.tensor(7)).tolist() == [1, 6, 7]
+    assert ctorch.clamp(ctorch.tensor([1.0, 5.0]), min=3, max=2).tolist() == [2.0, 2.0]
+    with pytest.raises(RuntimeError, match="^torch.clamp: At least one of 'min' or 'max' "
+                       "must not be None$"):
+        ctorch.clamp(x)
+    y = ctorch.tensor([1, 5, 9])
+    assert y.clamp_(max=4) is y and y.tolist() == [1, 4, 4]
+    assert ctorch.clip(x, 3, 4).tolist() == [3, 4, 4]
+    w = ctorch.where(ctorch.tensor([True, False, True]), x, 0.5)
+    assert repr(w.dtype) == "torch.float32" and w.tolist() == [1.0, 0.5, 9.0]
+    assert ctorch.where(ctorch.tensor([True, False]), ctorch.tensor([1, 2]),
+                        ctorch.tensor([3.0, 4.0])).tolist() == [1.0, 4.0]
+    with pytest.raises(RuntimeError, match="^where expected condition to be a boolean "
+                       "tensor, but got a tensor with dtype Long$"):
+        ctorch.where(ctorch.tensor([1, 0]), x[:2], x[:2])
+    assert x.masked_fill(ctorch.tensor([True, False, True]), 7.5).tolist() == [7, 5, 7]
+    with pytest.raises(RuntimeError, match="^masked_fill_ only supports a 0-dimensional "
+                       "value tensor, but got tensor with 1 dimension"):
+        x.masked_fill(ctorch.tensor([True, False, True]), ctorch.tensor([1, 2]))
+    assert ctorch.nan_to_num(ctorch.tensor([float("nan"), float("inf"), -float("inf"), 1.0])
+                             ).tolist() == [0.0, 3.4028234663852886e38,
+                                            -3.4028234663852886e38, 1.0]
+    assert ctorch.nan_to_num(ctorch.tensor([float("nan"), float("inf")]), nan=1.0,
+                             posinf=2.0).tolist() == [1.0, 2.0]
+    assert ctorch.lerp(ctorch.tensor([0.0, 10.0]), ctorch.tensor([10.0, 20.0]),
+                       0.25).tolist() == [2.5, 12.5]
+    r = ctorch.tensor([1.2345, 2.3456]).round(decimals=2).tolist()
+    assert r == pytest.approx([1.23, 2.35]) and ctorch.round(
+        ctorch.tensor([1.5, 2.5])).tolist() == [2.0, 2.0]
+
+
+def test_selection_ops_vs_torch(torch_ref):
+    torch = torch_ref
+    rng = random.Random(5)
+    for _ in range(60):
+        n = rng.randint(1, 20)
+        va = [rng.uniform(-5, 5) for _ in range(n)]
+        vb = [rng.uniform(-5, 5) for _ in range(n)]
+        mask = [rng.random() < 0.5 for _ in range(n)]
+        lo, hi = rng.uniform(-3, 0), rng.uniform(0, 3)
+        for mod_c, mod_t in [(ctorch, torch)]:
+            c = [mod_c.clamp(mod_c.tensor(va), lo, hi),
+                 mod_c.where(mod_c.tensor(mask), mod_c.tensor(va), mod_c.tensor(vb)),
+                 mod_c.tensor(va).masked_fill(mod_c.tensor(mask), lo),
+                 mod_c.lerp(mod_c.tensor(va), mod_c.tensor(vb), hi / 3),
+                 mod_c.tensor(va).round(decimals=1)]
+            t = [mod_t.clamp(mod_t.tensor(va), lo, hi),
+                 mod_t.where(mod_t.tensor(mask), mod_t.tensor(va), mod_t.tensor(vb)),
+                 mod_t.tensor(va).masked_fill(mod_t.tensor(mask), lo),
+                 mod_t.lerp(mod_t.tensor(va), mod_t.tensor(vb), hi / 3),
+                 mod_t.tensor(va).round(decimals=1)]
+            for x, y in zip(c, t):
+                assert repr(x.dtype) == repr(y.dtype)
+                assert x.tolist() == y.tolist()
