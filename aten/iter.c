@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -185,12 +186,81 @@ run_range(const iter_state *it, int64_t begin, int64_t end, ct_loop loop,
     return 0;
 }
 
+/* Note [Tiled iteration]
+ * When an operand walks the inner dimension with a large stride while the
+ * output walks it contiguously (a transposed input), a row-by-row
+ * traversal touches a new cache line per element of that operand.  Then the
+ * two inner dimensions are walked in TILE x TILE blocks instead, so each
+ * block of both operands stays in cache while it is used. */
+#define TILE 64
+
+static bool
+wants_tiles(const iter_state *it)
+{
+    if (it->ndim < 2 || it->shape[0] < TILE || it->shape[1] < TILE) {
+        return false;
+    }
+    for (int op = 1; op < it->nops; op++) {
+        int64_t s0 = llabs(it->strides[0][op]), s1 = llabs(it->strides[1][op]);
+        if (s1 != 0 && s0 > s1) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Tiles [begin, end) of the tile space: outer index, then dim-1 tile, then
+ * dim-0 tile (dims 2.. are walked by a counter as in run_range). */
+static int
+run_tiles(const iter_state *it, int64_t begin, int64_t end, ct_loop loop, void *ctx)
+{
+    int64_t t0 = (it->shape[0] + TILE - 1) / TILE, t1 = (it->shape[1] + TILE - 1) / TILE;
+    for (int64_t tile = begin; tile < end; tile++) {
+        int64_t i0 = (tile % t0) * TILE, i1 = ((tile / t0) % t1) * TILE;
+        int64_t outer = tile / (t0 * t1);
+        char *base[CT_ITER_MAX_OPS];
+        for (int op = 0; op < it->nops; op++) {
+            base[op] = it->data[op];
+        }
+        for (int d = 2; d < it->ndim; d++) {
+            int64_t idx = outer % it->shape[d];
+            outer /= it->shape[d];
+            for (int op = 0; op < it->nops; op++) {
+                base[op] += idx * it->strides[d][op];
+            }
+        }
+        int64_t n0 = it->shape[0] - i0 < TILE ? it->shape[0] - i0 : TILE;
+        int64_t e1 = it->shape[1] - i1 < TILE ? it->shape[1] : i1 + TILE;
+        for (int64_t j = i1; j < e1; j++) {
+            char *ptr[CT_ITER_MAX_OPS];
+            for (int op = 0; op < it->nops; op++) {
+                ptr[op] = base[op] + i0 * it->strides[0][op] + j * it->strides[1][op];
+            }
+            if (loop(ptr, it->strides[0], n0, ctx) < 0) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+static int64_t
+tile_count(const iter_state *it)
+{
+    int64_t n = ((it->shape[0] + TILE - 1) / TILE) * ((it->shape[1] + TILE - 1) / TILE);
+    for (int d = 2; d < it->ndim; d++) {
+        n *= it->shape[d];
+    }
+    return n;
+}
+
 /* One part of a parallel loop; an error on any part is kept for the caller
  * (errors are thread-local, see error.h). */
 typedef struct {
     const iter_state *it;
     ct_loop loop;
     void *ctx;
+    bool tiled;
     pthread_mutex_t lock;
     bool failed;
     ct_error_state err;
@@ -200,10 +270,15 @@ static void
 run_part(void *arg, int tid, int nt)
 {
     parallel_job *job = arg;
-    int64_t numel = job->it->numel;
-    int64_t per = (numel + nt - 1) / nt;
-    int64_t begin = per * tid, end = begin + per < numel ? begin + per : numel;
-    if (begin < end && run_range(job->it, begin, end, job->loop, job->ctx) < 0) {
+    int64_t total = job->tiled ? tile_count(job->it) : job->it->numel;
+    int64_t per = (total + nt - 1) / nt;
+    int64_t begin = per * tid, end = begin + per < total ? begin + per : total;
+    int rc = 0;
+    if (begin < end) {
+        rc = job->tiled ? run_tiles(job->it, begin, end, job->loop, job->ctx)
+                        : run_range(job->it, begin, end, job->loop, job->ctx);
+    }
+    if (rc < 0) {
         pthread_mutex_lock(&job->lock);
         if (!job->failed) {
             job->failed = true;
@@ -246,15 +321,20 @@ ct_iter_run(int nops, ct_tensor *const *ops, ct_loop loop, void *ctx)
         }
     }
 
+    bool tiled = wants_tiles(&it);
     int nthreads = ct__parallel_threads();
     int64_t chunks = it.numel / CT_GRAIN_SIZE;
     if (chunks < nthreads) {
         nthreads = (int)(chunks > 1 ? chunks : 1);
     }
-    if (nthreads <= 1) {
-        return run_range(&it, 0, it.numel, loop, ctx);
+    if (tiled && tile_count(&it) < nthreads) {
+        nthreads = (int)tile_count(&it);
     }
-    parallel_job job = {&it, loop, ctx, PTHREAD_MUTEX_INITIALIZER, false, {0, ""}};
+    if (nthreads <= 1) {
+        return tiled ? run_tiles(&it, 0, tile_count(&it), loop, ctx)
+                     : run_range(&it, 0, it.numel, loop, ctx);
+    }
+    parallel_job job = {&it, loop, ctx, tiled, PTHREAD_MUTEX_INITIALIZER, false, {0, ""}};
     ct__parallel_run(nthreads, run_part, &job);
     if (job.failed) {
         ct_error_restore(&job.err);

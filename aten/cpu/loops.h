@@ -53,6 +53,26 @@
     static int name(char **data, const int64_t *st, int64_t n, void *ctx)     \
     {                                                                         \
         (void)ctx;                                                            \
+        const int64_t z = (int64_t)sizeof(T);                                 \
+        if (st[0] == 1 && st[1] == z && st[2] == 0) {  /* t < scalar */       \
+            bool *o = (bool *)data[0];                                        \
+            const T *pa = (const T *)data[1];                                 \
+            A b = ct__load_##S((const T *)data[2]);                           \
+            for (int64_t i = 0; i < n; i++) {                                 \
+                A a = ct__load_##S(pa + i);                                   \
+                o[i] = (expr);                                                \
+            }                                                                 \
+            return 0;                                                         \
+        }                                                                     \
+        if (st[0] == 1 && st[1] == z && st[2] == z) {                         \
+            bool *o = (bool *)data[0];                                        \
+            const T *pa = (const T *)data[1], *pb = (const T *)data[2];       \
+            for (int64_t i = 0; i < n; i++) {                                 \
+                A a = ct__load_##S(pa + i), b = ct__load_##S(pb + i);         \
+                o[i] = (expr);                                                \
+            }                                                                 \
+            return 0;                                                         \
+        }                                                                     \
         for (int64_t i = 0; i < n; i++) {                                     \
             A a = ct__load_##S((const T *)(data[1] + i * st[1]));             \
             A b = ct__load_##S((const T *)(data[2] + i * st[2]));             \
