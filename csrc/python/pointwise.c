@@ -200,6 +200,20 @@ fn_where(FASTCALL_ARGS)
     static ctpy_sig sig = CTPY_SIG("where(Tensor condition, TensorN input, TensorN other)");
     ctpy_arg v[3];
     (void)self;
+    if (nargs == 1 && kwnames == NULL) {
+        /* where(condition) is nonzero(condition, as_tuple=True) */
+        PyObject *nz = PyObject_GetAttrString(args[0], "nonzero");
+        if (nz == NULL) {
+            return NULL;
+        }
+        PyObject *kw = Py_BuildValue("{s:O}", "as_tuple", Py_True);
+        PyObject *empty = PyTuple_New(0);
+        PyObject *r = kw && empty ? PyObject_Call(nz, empty, kw) : NULL;
+        Py_XDECREF(kw);
+        Py_XDECREF(empty);
+        Py_DECREF(nz);
+        return r;
+    }
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }

@@ -1,7 +1,10 @@
-/* csrc/python/tensor_index.c -- t[index] and t[index] = value for basic
- * indices: ints, slices (positive steps), None, Ellipsis and tuples of
- * them.  Every basic index is a view.  Tensor and list indices (advanced
- * indexing) are not supported yet and raise NotImplementedError. */
+/* csrc/python/tensor_index.c -- t[index] and t[index] = value.
+ *
+ * Basic indices (ints, slices with positive steps, None, Ellipsis) make a
+ * view.  Advanced indices (integer or bool tensors, lists, arrays) keep
+ * their dimensions in that view and are recorded per dimension; the view
+ * is then gathered (ct_index) or scattered into (ct_index_put_), with
+ * PyTorch's placement of the broadcast index dimensions. */
 #include "argparse.h"
 
 static bool
@@ -70,18 +73,52 @@ check_basic_index(PyObject *it)
                      Py_TYPE(it)->tp_name);
         return -1;
     }
-    PyErr_SetString(PyExc_NotImplementedError, "indexing with tensors, arrays or "
-                    "lists (advanced indexing) is not supported yet");
-    return -1;
+    return 1;       /* a sequence: an advanced index */
 }
 
-/* The view that `index` selects; new reference, or NULL with an exception. */
+/* An advanced index item as a tensor (new reference): tensors as they are,
+ * sequences and arrays converted (a list of bools is a mask). */
 static ct_tensor *
-basic_view(ct_tensor *t, PyObject *index)
+advanced_tensor(PyObject *it)
+{
+    if (ctpy_is_tensor(it)) {
+        ct_tensor *t = ctpy_tensor(it);
+        if (!ct_dtype_is_integral(t->dtype, true)) {
+            PyErr_SetString(PyExc_IndexError, "tensors used as indices must be long, "
+                            "byte or bool tensors");
+            return NULL;
+        }
+        ct_tensor_incref(t);
+        return t;
+    }
+    ct_tensor *t = ctpy_tensor_from_data(it, CT_DTYPE_COUNT, true, false);
+    if (t != NULL && !ct_dtype_is_integral(t->dtype, true)) {
+        ct_tensor_decref(t);
+        PyErr_SetString(PyExc_IndexError, "tensors used as indices must be long, byte or "
+                        "bool tensors");
+        return NULL;
+    }
+    return t;
+}
+
+static bool
+is_mask(const ct_tensor *t)
+{
+    return t->dtype == CT_DTYPE_BOOL || t->dtype == CT_DTYPE_UINT8;
+}
+
+/* The view that the basic part of `index` selects (new reference, or NULL
+ * with an exception).  Advanced items leave their dims in the view and
+ * are returned in adv[dim] (new references, *nadv: one past the last
+ * indexed dim, 0 when there are none). */
+static ct_tensor *
+basic_view(ct_tensor *t, PyObject *index, ct_tensor **adv, int *nadv)
 {
     PyObject *items;
     int dim = 0, consumed = 0, ellipsis = 0;
+    ct_tensor *conv[CT_MAX_DIMS + 8] = {NULL};
 
+    *nadv = 0;
     if (PyTuple_Check(index)) {
         items = Py_NewRef(index);
     }
@@ -92,27 +129,38 @@ basic_view(ct_tensor *t, PyObject *index)
         }
     }
     Py_ssize_t n = PyTuple_GET_SIZE(items);
+    if (n > CT_MAX_DIMS + 8) {
+        Py_DECREF(items);
+        PyErr_Format(PyExc_IndexError, "too many indices for tensor of dimension %d",
+                     t->ndim);
+        return NULL;
+    }
+    ct_tensor *cur = NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *it = PyTuple_GET_ITEM(items, i);
         if (it == Py_Ellipsis) {
             if (++ellipsis > 1) {
-                Py_DECREF(items);
                 PyErr_SetString(PyExc_IndexError, "an index can only have a single "
                                 "ellipsis ('...')");
-                return NULL;
+                goto fail;
             }
         }
         else if (consumes_dim(it)) {
-            if (check_basic_index(it) < 0) {
-                Py_DECREF(items);
-                return NULL;
+            int rc = check_basic_index(it);
+            if (rc < 0) {
+                goto fail;
             }
-            consumed++;
+            if (rc > 0 || ctpy_is_tensor(it) ||
+                (ctpy_is_ndarray(it) && !is_int_tensor_index(it))) {
+                if (!is_int_tensor_index(it) && (conv[i] = advanced_tensor(it)) == NULL) {
+                    goto fail;
+                }
+            }
+            consumed += conv[i] != NULL && is_mask(conv[i]) ? conv[i]->ndim : 1;
         }
     }
     if (consumed > t->ndim) {
-        Py_DECREF(items);
-        if (t->ndim == 0) {
+        if (t->ndim == 0 && consumed == 1 && !(conv[0] && is_mask(conv[0]))) {
             PyErr_SetString(PyExc_IndexError, "invalid index of a 0-dim tensor. Use "
                             "`tensor.item()` in Python or `tensor.item<T>()` in C++ "
                             "to convert a 0-dim tensor to a number");
@@ -121,16 +169,64 @@ basic_view(ct_tensor *t, PyObject *index)
             PyErr_Format(PyExc_IndexError, "too many indices for tensor of "
                          "dimension %d", t->ndim);
         }
-        return NULL;
+        goto fail;
     }
-    ct_tensor *cur = ct_tensor_view_of(t, t->offset, t->ndim, t->sizes, t->strides);
+    cur = ct_tensor_view_of(t, t->offset, t->ndim, t->sizes, t->strides);
     if (cur == NULL) {
-        Py_DECREF(items);
-        return (ct_tensor *)ctpy_raise();
+        ctpy_raise();
+        goto fail;
     }
     for (Py_ssize_t i = 0; i < n && cur != NULL; i++) {
         PyObject *it = PyTuple_GET_ITEM(items, i);
         ct_tensor *next = NULL;
+        if (conv[i] != NULL) {
+            ct_tensor *x = conv[i];
+            if (is_mask(x)) {
+                /* a mask over x->ndim dims: its nonzero coordinates, one
+                 * index tensor per dim */
+                for (int k = 0; k < x->ndim; k++) {
+                    if (x->sizes[k] != cur->sizes[dim + k]) {
+                        char b1[256], b2[256];
+                        PyErr_Format(PyExc_IndexError, "The shape of the mask %s at index "
+                                     "%d does not match the shape of the indexed tensor %s "
+                                     "at index %d",
+                                     ct_format_sizes(x->ndim, x->sizes, b1, sizeof b1), k,
+                                     ct_format_sizes(cur->ndim, cur->sizes, b2, sizeof b2),
+                                     dim + k);
+                        goto fail;
+                    }
+                }
+                if (x->ndim == 0) {
+                    /* a 0-d mask adds a dim of size 1 or 0, like True/False */
+                    next = ct_unsqueeze(cur, dim);
+                    if (next != NULL && ct_scalar_to_int(ct_tensor_item_at(x, 0)) == 0) {
+                        ct_tensor *empty = ct_narrow(next, dim, 0, 0);
+                        ct_tensor_decref(next);
+                        next = empty;
+                    }
+                    dim++;
+                    ct_tensor_decref(cur);
+                    cur = next;
+                    continue;
+                }
+                ct_tensor *nz = ct_nonzero(x);
+                if (nz == NULL) {
+                    ctpy_raise();
+                    goto fail;
+                }
+                for (int k = 0; k < x->ndim; k++) {
+                    adv[dim + k] = ct_select(nz, 1, k);
+                }
+                ct_tensor_decref(nz);
+                dim += x->ndim;
+            }
+            else {
+                ct_tensor_incref(x);
+                adv[dim++] = x;
+            }
+            *nadv = dim;
+            continue;
+        }
         if (it == Py_None || PyBool_Check(it)) {
             next = ct_unsqueeze(cur, dim);
             if (next != NULL && it == Py_False) {
@@ -147,15 +243,11 @@ basic_view(ct_tensor *t, PyObject *index)
         else if (PySlice_Check(it)) {
             Py_ssize_t start, stop, step;
             if (PySlice_Unpack(it, &start, &stop, &step) < 0) {
-                ct_tensor_decref(cur);
-                Py_DECREF(items);
-                return NULL;
+                goto fail;
             }
             if (step <= 0) {
-                ct_tensor_decref(cur);
-                Py_DECREF(items);
                 PyErr_SetString(PyExc_ValueError, "step must be greater than zero");
-                return NULL;
+                goto fail;
             }
             next = ct_slice(cur, dim, start, stop, step);
             dim++;
@@ -163,34 +255,59 @@ basic_view(ct_tensor *t, PyObject *index)
         else {
             int64_t idx;
             if (ctpy_to_int64(it, &idx) != 0) {
-                ct_tensor_decref(cur);
-                Py_DECREF(items);
                 if (!PyErr_Occurred()) {
                     PyErr_SetString(PyExc_IndexError, "only integers, slices (`:`), "
                                     "ellipsis (`...`), None and long or byte "
                                     "Variables are valid indices");
                 }
-                return NULL;
+                goto fail;
             }
             int64_t size = cur->sizes[dim];
             if (idx < -size || idx >= size) {
                 PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for "
                              "dimension %d with size %lld", (long long)idx, dim,
                              (long long)size);
-                ct_tensor_decref(cur);
-                Py_DECREF(items);
-                return NULL;
+                goto fail;
             }
+            /* selecting removes a dim: recorded advanced dims after it
+             * cannot exist yet (they are recorded as we go) */
             next = ct_select(cur, dim, idx);
         }
         ct_tensor_decref(cur);
         cur = next;
     }
     Py_DECREF(items);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        ct_tensor_decref(conv[i]);
+    }
     if (cur == NULL) {
+        for (int d = 0; d < *nadv; d++) {
+            ct_tensor_decref(adv[d]);
+            adv[d] = NULL;
+        }
         return (ct_tensor *)ctpy_raise();
     }
     return cur;
+fail:
+    Py_DECREF(items);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        ct_tensor_decref(conv[i]);
+    }
+    for (int d = 0; d < CT_MAX_DIMS; d++) {
+        ct_tensor_decref(adv[d]);
+        adv[d] = NULL;
+    }
+    ct_tensor_decref(cur);
+    return NULL;
+}
+
+static void
+release_adv(ct_tensor **adv, int n)
+{
+    for (int d = 0; d < n; d++) {
+        ct_tensor_decref(adv[d]);
+        adv[d] = NULL;
+    }
 }
 
 PyObject *ctpy_tensor_getitem(PyObject *self, PyObject *index);
@@ -199,9 +316,20 @@ int ctpy_tensor_setitem(PyObject *self, PyObject *index, PyObject *value);
 PyObject *
 ctpy_tensor_getitem(PyObject *self, PyObject *index)
 {
-    ct_tensor *v = basic_view(ctpy_tensor(self), index);
+    ct_tensor *adv[CT_MAX_DIMS] = {NULL};
+    int nadv;
+    ct_tensor *v = basic_view(ctpy_tensor(self), index, adv, &nadv);
     if (v == NULL) {
         return NULL;
+    }
+    if (nadv > 0) {
+        ct_tensor *r = ct_index(v, nadv, adv);
+        ct_tensor_decref(v);
+        release_adv(adv, nadv);
+        if (r == NULL) {
+            return ctpy_raise();
+        }
+        v = r;
     }
     PyObject *r = ctpy_wrap(v);
     ct_tensor_decref(v);
@@ -278,11 +406,22 @@ ctpy_tensor_setitem(PyObject *self, PyObject *index, PyObject *value)
     if (!ctpy_is_tensor(value) && setitem_scalar(value, ctpy_tensor(self)->dtype, &s) < 0) {
         return -1;
     }
-    ct_tensor *v = basic_view(ctpy_tensor(self), index);
+    ct_tensor *adv[CT_MAX_DIMS] = {NULL};
+    int nadv;
+    ct_tensor *v = basic_view(ctpy_tensor(self), index, adv, &nadv);
     if (v == NULL) {
         return -1;
     }
-    if (ctpy_is_tensor(value)) {
+    if (nadv > 0) {
+        /* scatter into the view at the advanced indices */
+        ct_tensor *val = ctpy_is_tensor(value) ? ctpy_tensor(value) : ct_full(0, NULL, s, v->dtype);
+        rc = val ? ct_index_put_(v, nadv, adv, val, false) : -1;
+        if (!ctpy_is_tensor(value)) {
+            ct_tensor_decref(val);
+        }
+        release_adv(adv, nadv);
+    }
+    else if (ctpy_is_tensor(value)) {
         rc = setitem_tensor(v, ctpy_tensor(value));
     }
     else {

@@ -835,12 +835,17 @@ def test_getitem_zero_dim_errors():
            lambda: ctorch.tensor(5)[0])
 
 
-def test_advanced_indexing_not_supported():
+def test_advanced_indexing_forms():
+    """Recorded from torch 1.13 (tests/py/test_indexing.py has the rest)."""
     a = ctorch.arange(12).view(3, 4)
-    for idx in ([1, 2], ctorch.tensor([1]), np.array([1]), ctorch.tensor(True),
-                ctorch.tensor([True, False, True])):
-        with pytest.raises(NotImplementedError):
-            a[idx]
+    want = [((2, 4), [[4, 5, 6, 7], [8, 9, 10, 11]]), ((1, 4), [[4, 5, 6, 7]]),
+            ((1, 4), [[4, 5, 6, 7]]), ((1, 3, 4), [a.tolist()]),
+            ((2, 4), [[0, 1, 2, 3], [8, 9, 10, 11]])]
+    for idx, (shape, values) in zip(([1, 2], ctorch.tensor([1]), np.array([1]),
+                                     ctorch.tensor(True), ctorch.tensor([True, False, True])),
+                                    want):
+        r = a[idx]
+        assert (tuple(r.shape), r.tolist()) == (shape, values)
 
 
 # (index, value, dtype, result), recorded from torch 1.13 (on zeros(2, 3))
