@@ -5,6 +5,7 @@
  * Moving elements needs only their size, so most kernels copy itemsize
  * bytes; the accumulating ones (index_put_ with accumulate, scatter reduce,
  * index_add_) add through a per-dtype table. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "aten/cpu/cpu_impl.h"
@@ -67,30 +68,60 @@ index_value(const ct_tensor *index, int64_t i)
     return ct_scalar_to_int(ct_tensor_item_at(index, i));
 }
 
+/* is-nonzero per dtype on a contiguous buffer: writes flags[i] */
+#define X(E, T, S, A)                                                         \
+    static int64_t flag_nonzero_##S(const void *data, int64_t n, uint8_t *flags) \
+    {                                                                         \
+        const T *p = data;                                                    \
+        int64_t count = 0;                                                    \
+        for (int64_t i = 0; i < n; i++) {                                     \
+            flags[i] = ct__load_##S(p + i) != 0;                              \
+            count += flags[i];                                                \
+        }                                                                     \
+        return count;                                                         \
+    }
+CT_FORALL_DTYPES(X)
+#undef X
+
+typedef int64_t (*flag_fn)(const void *data, int64_t n, uint8_t *flags);
+static const flag_fn flaggers[CT_DTYPE_COUNT] = {
+#define X(E, T, S, A) [E] = flag_nonzero_##S,
+    CT_FORALL_DTYPES(X)
+#undef X
+};
+
 ct_tensor *
 ct_nonzero(const ct_tensor *t)
 {
-    int64_t count = 0;
-    for (int64_t i = 0; i < t->numel; i++) {
-        count += ct_scalar_to_double(ct_tensor_item_at(t, i)) != 0.0;
-    }
-    int64_t sizes[2] = {count, t->ndim};
-    ct_tensor *r = ct_empty(2, sizes, CT_DTYPE_INT64, ct_device_cpu());
-    if (r == NULL) {
+    ct_tensor *c = ct_contiguous(t);
+    uint8_t *flags = c ? malloc((size_t)(t->numel ? t->numel : 1)) : NULL;
+    ct_tensor *r = NULL;
+    if (flags == NULL) {
+        ct_tensor_decref(c);
+        if (c != NULL) {
+            ct_error(CT_ERR_NOMEM, "out of memory");
+        }
         return NULL;
     }
-    int64_t *o = (int64_t *)ct_tensor_data(r);
-    for (int64_t i = 0; i < t->numel; i++) {
-        if (ct_scalar_to_double(ct_tensor_item_at(t, i)) == 0.0) {
-            continue;
+    int64_t count = flaggers[t->dtype](ct_tensor_data(c), t->numel, flags);
+    int64_t sizes[2] = {count, t->ndim};
+    r = ct_empty(2, sizes, CT_DTYPE_INT64, ct_device_cpu());
+    if (r != NULL) {
+        int64_t *o = (int64_t *)ct_tensor_data(r);
+        for (int64_t i = 0; i < t->numel; i++) {
+            if (!flags[i]) {
+                continue;
+            }
+            int64_t rem = i;            /* coordinates of the hits only */
+            for (int d = t->ndim - 1; d >= 0; d--) {
+                o[d] = rem % t->sizes[d];
+                rem /= t->sizes[d];
+            }
+            o += t->ndim;
         }
-        int64_t rem = i;
-        for (int d = t->ndim - 1; d >= 0; d--) {
-            o[d] = rem % t->sizes[d];
-            rem /= t->sizes[d];
-        }
-        o += t->ndim;
     }
+    free(flags);
+    ct_tensor_decref(c);
     return r;
 }
 
@@ -171,71 +202,167 @@ plan_make(const ct_tensor *t, int n, ct_tensor *const *indices, index_plan *p)
             plan_release(p);
             return -1;
         }
-        /* bounds, once per index element */
-        for (int64_t i = 0; i < indices[d]->numel; i++) {
-            int64_t v = index_value(indices[d], i);
-            if (v < -t->sizes[d] || v >= t->sizes[d]) {
-                plan_release(p);
+        /* bounds are checked when the offsets are made */
+    }
+    return 0;
+}
+
+/* Note [Indexing plan]: the result is [P1][B][P2] -- the dims of t left
+ * whole before the index block, the broadcast index dims, the whole dims
+ * after it.  Source offsets split the same way: off1 (a counter over P1),
+ * idx_off[b] (every index tensor's contribution at broadcast position b,
+ * computed once) and off2[j] (a table over P2). */
+typedef struct {
+    int64_t n1, nb, n2;         /* element counts of P1, B, P2 */
+    int p1[CT_MAX_DIMS], np1;   /* t dims of P1 and P2 */
+    int p2[CT_MAX_DIMS], np2;
+    int64_t *idx_off, *off2;
+} plan_offsets;
+
+static void
+offsets_free(plan_offsets *o)
+{
+    free(o->idx_off);
+    free(o->off2);
+}
+
+static int
+offsets_make(const ct_tensor *t, const index_plan *p, plan_offsets *o)
+{
+    memset(o, 0, sizeof *o);
+    bool before = true;
+    for (int d = 0; d < t->ndim; d++) {
+        if (p->idx[d] != NULL) {
+            continue;
+        }
+        /* a whole dim goes before the block while the result's P1 has room */
+        if (before && o->np1 < p->first) {
+            o->p1[o->np1++] = d;
+        }
+        else {
+            before = false;
+            o->p2[o->np2++] = d;
+        }
+    }
+    o->n1 = o->n2 = o->nb = 1;
+    for (int k = 0; k < o->np1; k++) {
+        o->n1 *= t->sizes[o->p1[k]];
+    }
+    for (int k = 0; k < o->np2; k++) {
+        o->n2 *= t->sizes[o->p2[k]];
+    }
+    for (int j = 0; j < p->nb; j++) {
+        o->nb *= p->bsizes[j];
+    }
+    o->idx_off = calloc((size_t)(o->nb ? o->nb : 1), sizeof(int64_t));
+    o->off2 = calloc((size_t)(o->n2 ? o->n2 : 1), sizeof(int64_t));
+    if (o->idx_off == NULL || o->off2 == NULL) {
+        offsets_free(o);
+        return ct_error(CT_ERR_NOMEM, "out of memory");
+    }
+    for (int d = 0; d < t->ndim; d++) {
+        if (p->idx[d] == NULL) {
+            continue;
+        }
+        ct_tensor *c = ct_to_dtype(p->idx[d], CT_DTYPE_INT64, false);
+        ct_tensor *cc = c ? ct_contiguous(c) : NULL;
+        ct_tensor_decref(c);
+        if (cc == NULL) {
+            offsets_free(o);
+            return -1;
+        }
+        const int64_t *v = (const int64_t *)ct_tensor_data(cc);
+        int64_t size = t->sizes[d];
+        for (int64_t b = 0; b < o->nb; b++) {
+            int64_t x = v[b];
+            if (x < -size || x >= size) {
+                ct_tensor_decref(cc);
+                offsets_free(o);
                 return ct_error(CT_ERR_INDEX, "index %lld is out of bounds for dimension "
-                                "%d with size %lld", (long long)v, d,
-                                (long long)t->sizes[d]);
+                                "%d with size %lld", (long long)x, d, (long long)size);
             }
+            o->idx_off[b] += (x < 0 ? x + size : x) * t->strides[d];
+        }
+        ct_tensor_decref(cc);
+    }
+    int64_t coord[CT_MAX_DIMS] = {0};
+    for (int64_t j = 0; j < o->n2; j++) {
+        int64_t off = 0;
+        for (int k = 0; k < o->np2; k++) {
+            off += coord[k] * t->strides[o->p2[k]];
+        }
+        o->off2[j] = off;
+        for (int k = o->np2 - 1; k >= 0; k--) {
+            if (++coord[k] < t->sizes[o->p2[k]]) {
+                break;
+            }
+            coord[k] = 0;
         }
     }
     return 0;
 }
 
-/* Source element offset of result element `i` (row-major over p->sizes). */
-static int64_t
-plan_offset(const ct_tensor *t, const index_plan *p, int64_t i)
-{
-    int64_t coord[CT_MAX_DIMS];
-    for (int d = p->ndim - 1; d >= 0; d--) {
-        coord[d] = i % p->sizes[d];
-        i /= p->sizes[d];
-    }
-    /* the broadcast index position, row-major over bsizes */
-    int64_t bpos = 0;
-    for (int j = 0; j < p->nb; j++) {
-        bpos = bpos * p->bsizes[j] + coord[p->first + j];
-    }
-    /* non-indexed dims take the result coordinates around the index block */
-    int64_t off = t->offset;
-    int k = 0;
-    bool skipped = false;
-    for (int d = 0; d < t->ndim; d++) {
-        if (p->idx[d] != NULL) {
-            int64_t v = ct_scalar_to_int(ct_tensor_item_at(p->idx[d], bpos));
-            off += (v < 0 ? v + t->sizes[d] : v) * t->strides[d];
-            continue;
-        }
-        if (!skipped && k == p->first) {
-            k += p->nb;
-            skipped = true;
-        }
-        off += coord[k++] * t->strides[d];
-    }
-    return off;
-}
+/* Visit every result element in row-major order with its source offset. */
+#define FOR_EACH_INDEXED(t, o, OFF, BODY)                                     \
+    do {                                                                      \
+        int64_t c1_[CT_MAX_DIMS] = {0};                                       \
+        for (int64_t i1_ = 0; i1_ < (o).n1; i1_++) {                          \
+            int64_t off1_ = (t)->offset;                                      \
+            for (int k_ = 0; k_ < (o).np1; k_++) {                            \
+                off1_ += c1_[k_] * (t)->strides[(o).p1[k_]];                  \
+            }                                                                 \
+            for (int64_t b_ = 0; b_ < (o).nb; b_++) {                         \
+                for (int64_t j_ = 0; j_ < (o).n2; j_++) {                     \
+                    int64_t OFF = off1_ + (o).idx_off[b_] + (o).off2[j_];     \
+                    BODY                                                      \
+                }                                                             \
+            }                                                                 \
+            for (int k_ = (o).np1 - 1; k_ >= 0; k_--) {                       \
+                if (++c1_[k_] < (t)->sizes[(o).p1[k_]]) {                     \
+                    break;                                                    \
+                }                                                             \
+                c1_[k_] = 0;                                                  \
+            }                                                                 \
+        }                                                                     \
+    } while (0)
 
 ct_tensor *
 ct_index(const ct_tensor *t, int n, ct_tensor *const *indices)
 {
     index_plan p;
+    plan_offsets o;
     if (plan_make(t, n, indices, &p) < 0) {
         return NULL;
     }
+    if (offsets_make(t, &p, &o) < 0) {
+        plan_release(&p);
+        return NULL;
+    }
     ct_tensor *r = ct_empty(p.ndim, p.sizes, t->dtype, ct_device_cpu());
-    if (r != NULL) {
-        size_t item = ct_dtype_itemsize(t->dtype);
-        char *o = ct_tensor_data(r);
-        for (int64_t i = 0; i < r->numel; i++) {
-            memcpy(o + (size_t)i * item,
-                   t->storage->data + plan_offset(t, &p, i) * (int64_t)item, item);
+    if (r != NULL && r->numel > 0) {
+        /* typed moves by element size, so the compiler emits plain loads */
+        switch (ct_dtype_itemsize(t->dtype)) {
+#define GATHER(W, U)                                                          \
+        case W: {                                                             \
+            U *dst = (U *)ct_tensor_data(r);                                  \
+            const U *src = (const U *)t->storage->data;                       \
+            FOR_EACH_INDEXED(t, o, off, { *dst++ = src[off]; });               \
+            break;                                                            \
         }
+            GATHER(1, uint8_t)
+            GATHER(2, uint16_t)
+            GATHER(4, uint32_t)
+            GATHER(8, uint64_t)
+#undef GATHER
+        default:
+            CT_ASSERT(0);
+        }
+    }
+    if (r != NULL) {
         r->q_scale = t->q_scale;
         r->q_zero_point = t->q_zero_point;
     }
+    offsets_free(&o);
     plan_release(&p);
     return r;
 }
@@ -245,14 +372,16 @@ ct_index_put_(ct_tensor *t, int n, ct_tensor *const *indices, const ct_tensor *v
               bool accumulate)
 {
     index_plan p;
+    plan_offsets o;
     int rc = -1;
     if (plan_make(t, n, indices, &p) < 0) {
         return -1;
     }
     ct_tensor *v = ct_to_dtype(values, t->dtype, false);
     ct_tensor *e = v ? ct_expand(v, p.ndim, p.sizes) : NULL;
-    if (e == NULL) {
-        if (v != NULL) {
+    ct_tensor *ec = e ? ct_contiguous(e) : NULL;
+    if (ec == NULL) {
+        if (v != NULL && e == NULL) {
             char b1[256], b2[256];
             ct_error_clear();
             ct_error(CT_ERR_RUNTIME, "shape mismatch: value tensor of shape %s cannot be "
@@ -262,23 +391,28 @@ ct_index_put_(ct_tensor *t, int n, ct_tensor *const *indices, const ct_tensor *v
         }
         goto done;
     }
+    if (offsets_make(t, &p, &o) < 0) {
+        goto done;
+    }
     size_t item = ct_dtype_itemsize(t->dtype);
-    int64_t total = 1;
-    for (int d = 0; d < p.ndim; d++) {
-        total *= p.sizes[d];
+    const char *from = ct_tensor_data(ec);
+    char *base = t->storage->data;
+    accumulate_fn acc = accumulators[t->dtype];
+    if (ec->numel > 0) {
+        FOR_EACH_INDEXED(t, o, off, {
+            if (accumulate) {
+                acc(base + off * (int64_t)item, from, 0, 1.0);
+            }
+            else {
+                memcpy(base + off * (int64_t)item, from, item);
+            }
+            from += item;
+        });
     }
-    for (int64_t i = 0; i < total; i++) {
-        char *dst = t->storage->data + plan_offset(t, &p, i) * (int64_t)item;
-        const char *src = element_at(e, i);
-        if (accumulate) {
-            accumulators[t->dtype](dst, src, 0, 1.0);
-        }
-        else {
-            memcpy(dst, src, item);
-        }
-    }
+    offsets_free(&o);
     rc = 0;
 done:
+    ct_tensor_decref(ec);
     ct_tensor_decref(e);
     ct_tensor_decref(v);
     plan_release(&p);
@@ -332,27 +466,44 @@ ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
     if (ct_broadcast_shapes(t->ndim, t->sizes, mask->ndim, mask->sizes, &nd, shape) < 0) {
         return NULL;
     }
+    /* both laid out contiguously in the broadcast shape, then one pass */
     ct_tensor *te = ct_expand(t, nd, shape), *me = ct_expand(mask, nd, shape);
+    ct_tensor *tc = te ? ct_contiguous(te) : NULL, *mc = me ? ct_contiguous(me) : NULL;
     ct_tensor *r = NULL;
-    if (te != NULL && me != NULL) {
+    if (tc != NULL && mc != NULL) {
+        const uint8_t *m = (const uint8_t *)ct_tensor_data(mc);
         int64_t count = 0;
-        for (int64_t i = 0; i < me->numel; i++) {
-            count += *element_at(me, i) != 0;
+        for (int64_t i = 0; i < mc->numel; i++) {
+            count += m[i] != 0;
         }
         r = ct_empty(1, &count, t->dtype, ct_device_cpu());
         if (r != NULL) {
-            size_t item = ct_dtype_itemsize(t->dtype);
-            char *o = ct_tensor_data(r);
-            for (int64_t i = 0; i < me->numel; i++) {
-                if (*element_at(me, i)) {
-                    memcpy(o, element_at(te, i), item);
-                    o += item;
-                }
+            switch (ct_dtype_itemsize(t->dtype)) {
+#define SELECT(W, U)                                                          \
+            case W: {                                                         \
+                U *dst = (U *)ct_tensor_data(r);                              \
+                const U *src = (const U *)ct_tensor_data(tc);                 \
+                for (int64_t i = 0; i < mc->numel; i++) {                     \
+                    if (m[i]) {                                               \
+                        *dst++ = src[i];                                      \
+                    }                                                         \
+                }                                                             \
+                break;                                                        \
+            }
+                SELECT(1, uint8_t)
+                SELECT(2, uint16_t)
+                SELECT(4, uint32_t)
+                SELECT(8, uint64_t)
+#undef SELECT
+            default:
+                CT_ASSERT(0);
             }
         }
     }
     ct_tensor_decref(te);
     ct_tensor_decref(me);
+    ct_tensor_decref(tc);
+    ct_tensor_decref(mc);
     return r;
 }
 
