@@ -379,7 +379,9 @@ ct_index_put_(ct_tensor *t, int n, ct_tensor *const *indices, const ct_tensor *v
     }
     ct_tensor *v = ct_to_dtype(values, t->dtype, false);
     ct_tensor *e = v ? ct_expand(v, p.ndim, p.sizes) : NULL;
-    ct_tensor *ec = e ? ct_contiguous(e) : NULL;
+    /* one value is used in place; others are laid out in result order */
+    bool single = v != NULL && v->numel == 1;
+    ct_tensor *ec = e == NULL ? NULL : single ? (ct_tensor_incref(v), v) : ct_contiguous(e);
     if (ec == NULL) {
         if (v != NULL && e == NULL) {
             char b1[256], b2[256];
@@ -395,10 +397,11 @@ ct_index_put_(ct_tensor *t, int n, ct_tensor *const *indices, const ct_tensor *v
         goto done;
     }
     size_t item = ct_dtype_itemsize(t->dtype);
+    size_t step = single ? 0 : item;
     const char *from = ct_tensor_data(ec);
     char *base = t->storage->data;
     accumulate_fn acc = accumulators[t->dtype];
-    if (ec->numel > 0) {
+    if (e->numel > 0) {
         FOR_EACH_INDEXED(t, o, off, {
             if (accumulate) {
                 acc(base + off * (int64_t)item, from, 0, 1.0);
@@ -406,7 +409,7 @@ ct_index_put_(ct_tensor *t, int n, ct_tensor *const *indices, const ct_tensor *v
             else {
                 memcpy(base + off * (int64_t)item, from, item);
             }
-            from += item;
+            from += step;
         });
     }
     offsets_free(&o);
