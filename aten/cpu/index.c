@@ -219,11 +219,36 @@ typedef struct {
     int64_t *idx_off, *off2;
 } plan_offsets;
 
+/* The offset tables come from the caching CPU allocator: they can be as
+ * large as the index, and fresh pages would cost more than the gather. */
+static int64_t *
+table_alloc(int64_t n)
+{
+    const ct_allocator *a = ct_cpu_allocator();
+    int64_t *p = a->alloc(a, (size_t)(n ? n : 1) * sizeof(int64_t));
+    if (p != NULL) {
+        memset(p, 0, (size_t)(n ? n : 1) * sizeof(int64_t));
+    }
+    return p;
+}
+
+static void
+table_free(int64_t *p, int64_t n)
+{
+    const ct_allocator *a = ct_cpu_allocator();
+    a->free(a, p, (size_t)(n ? n : 1) * sizeof(int64_t));
+}
+
 static void
 offsets_free(plan_offsets *o)
 {
-    free(o->idx_off);
-    free(o->off2);
+    if (o->idx_off != NULL) {
+        table_free(o->idx_off, o->nb);
+    }
+    if (o->off2 != NULL) {
+        table_free(o->off2, o->n2);
+    }
+    o->idx_off = o->off2 = NULL;
 }
 
 static int
@@ -254,11 +279,11 @@ offsets_make(const ct_tensor *t, const index_plan *p, plan_offsets *o)
     for (int j = 0; j < p->nb; j++) {
         o->nb *= p->bsizes[j];
     }
-    o->idx_off = calloc((size_t)(o->nb ? o->nb : 1), sizeof(int64_t));
-    o->off2 = calloc((size_t)(o->n2 ? o->n2 : 1), sizeof(int64_t));
+    o->idx_off = table_alloc(o->nb);
+    o->off2 = table_alloc(o->n2);
     if (o->idx_off == NULL || o->off2 == NULL) {
         offsets_free(o);
-        return ct_error(CT_ERR_NOMEM, "out of memory");
+        return -1;
     }
     for (int d = 0; d < t->ndim; d++) {
         if (p->idx[d] == NULL) {
@@ -401,16 +426,30 @@ ct_index_put_(ct_tensor *t, int n, ct_tensor *const *indices, const ct_tensor *v
     const char *from = ct_tensor_data(ec);
     char *base = t->storage->data;
     accumulate_fn acc = accumulators[t->dtype];
-    if (e->numel > 0) {
+    if (e->numel > 0 && accumulate) {
         FOR_EACH_INDEXED(t, o, off, {
-            if (accumulate) {
-                acc(base + off * (int64_t)item, from, 0, 1.0);
-            }
-            else {
-                memcpy(base + off * (int64_t)item, from, item);
-            }
+            acc(base + off * (int64_t)item, from, 0, 1.0);
             from += step;
         });
+    }
+    else if (e->numel > 0) {
+        switch (item) {
+#define SCATTER(W, U)                                                         \
+        case W: {                                                             \
+            U *dst = (U *)base;                                               \
+            const U *src = (const U *)from;                                   \
+            int64_t inc = single ? 0 : 1;                                     \
+            FOR_EACH_INDEXED(t, o, off, { dst[off] = *src; src += inc; });    \
+            break;                                                            \
+        }
+            SCATTER(1, uint8_t)
+            SCATTER(2, uint16_t)
+            SCATTER(4, uint32_t)
+            SCATTER(8, uint64_t)
+#undef SCATTER
+        default:
+            CT_ASSERT(0);
+        }
     }
     offsets_free(&o);
     rc = 0;
