@@ -66,7 +66,14 @@
     TEST_ENTRY(allocator_live_bytes)                                          \
     TEST_ENTRY(allocator_cache)                                               \
     TEST_ENTRY(allocator_external_storage)                                    \
-    TEST_ENTRY(allocator_resize)
+    TEST_ENTRY(allocator_resize)                                              \
+    /* test_linalg.c */                                                       \
+    TEST_ENTRY(linalg_mm)                                                     \
+    TEST_ENTRY(linalg_matmul_ranks)                                           \
+    TEST_ENTRY(linalg_errors)                                                 \
+    TEST_ENTRY(linalg_add_products)                                           \
+    TEST_ENTRY(linalg_tri_diag_trace)                                         \
+    TEST_ENTRY(linalg_einsum)
 
 #define TEST_DECLARE(name) void test_##name(void);
 CT_TEST_LIST(TEST_DECLARE)
