@@ -32,6 +32,7 @@ from ._legacy import (  # noqa: F401
     HalfTensor, IntTensor, LongTensor, ShortTensor,
 )
 from .utils.dlpack import from_dlpack  # noqa: F401
+from . import linalg  # noqa: F401,E402
 
 __version__ = "1.13.0+ctorch"
 

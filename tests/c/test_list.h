@@ -73,7 +73,15 @@
     TEST_ENTRY(linalg_errors)                                                 \
     TEST_ENTRY(linalg_add_products)                                           \
     TEST_ENTRY(linalg_tri_diag_trace)                                         \
-    TEST_ENTRY(linalg_einsum)
+    TEST_ENTRY(linalg_einsum)                                                 \
+    /* test_reduce.c */                                                       \
+    TEST_ENTRY(reduce_sum_mean_dims)                                          \
+    TEST_ENTRY(reduce_dtypes_and_empty)                                       \
+    TEST_ENTRY(reduce_max_min_nan)                                            \
+    TEST_ENTRY(reduce_var_norm)                                               \
+    TEST_ENTRY(reduce_scans)                                                  \
+    TEST_ENTRY(reduce_large_threaded)                                         \
+    TEST_ENTRY(reduce_errors)
 
 #define TEST_DECLARE(name) void test_##name(void);
 CT_TEST_LIST(TEST_DECLARE)

@@ -1,0 +1,556 @@
+/* csrc/python/reduce.c -- Python bindings of the reductions, scans and
+ * softmax (include/ctorch/ops_reduce.h): torch functions and Tensor
+ * methods, merged into _C by module.c (Note [Method tables]).
+ *
+ * Each op is written once as an `impl_<op>` taking torch's function
+ * signature (input first); the torch function calls it directly and the
+ * Tensor method calls it with self prepended to the arguments, so both
+ * spellings parse, fail and print alike.  Two-result ops return
+ * torch.return_types.<op> named tuples (PyStructSequence types created on
+ * first use, printing as torch does).  Parsed tensors are borrowed.
+ */
+#include "argparse.h"
+
+#include <math.h>
+#include <string.h>
+
+#define FASTCALL PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
+
+typedef PyObject *(*impl_fn)(FASTCALL);
+
+/* Run `call` with the GIL released when the input is large. */
+#define RUN_OP(numel, call)                  \
+    do {                                     \
+        if ((numel) > CTPY_GIL_NUMEL) {      \
+            Py_BEGIN_ALLOW_THREADS           \
+            call;                            \
+            Py_END_ALLOW_THREADS             \
+        }                                    \
+        else {                               \
+            call;                            \
+        }                                    \
+    } while (0)
+
+/* --- torch.return_types --------------------------------------------------- */
+#define FORALL_RETURN_TYPES(X) X(max) X(min) X(median) X(mode) X(cummax) X(cummin)
+
+typedef enum {
+#define X(N) RT_##N,
+    FORALL_RETURN_TYPES(X)
+#undef X
+    RT_COUNT
+} rt_kind;
+
+static const char *const rt_names[RT_COUNT] = {
+#define X(N) "torch.return_types." #N,
+    FORALL_RETURN_TYPES(X)
+#undef X
+};
+
+static PyTypeObject *rt_types[RT_COUNT];
+
+static PyStructSequence_Field rt_fields[] = {
+    {"values", NULL},
+    {"indices", NULL},
+    {NULL, NULL},
+};
+
+/* torch's repr: name(\nvalues=...,\nindices=...) */
+static PyObject *
+rt_repr(PyObject *self)
+{
+    return PyUnicode_FromFormat("%s(\nvalues=%R,\nindices=%R)", Py_TYPE(self)->tp_name,
+                                PyStructSequence_GET_ITEM(self, 0),
+                                PyStructSequence_GET_ITEM(self, 1));
+}
+
+/* A new named tuple (values, indices); drops our references to both
+ * tensors whatever happens.  Returns a new reference or NULL. */
+static PyObject *
+rt_new(rt_kind kind, ct_tensor *values, ct_tensor *indices)
+{
+    PyObject *r = NULL, *v = NULL, *i = NULL;
+    if (rt_types[kind] == NULL) {
+        PyStructSequence_Desc desc = {rt_names[kind], NULL, rt_fields, 2};
+        PyTypeObject *tp = PyStructSequence_NewType(&desc);
+        if (tp == NULL) {
+            goto done;
+        }
+        tp->tp_repr = rt_repr;
+        rt_types[kind] = tp;
+    }
+    if ((v = ctpy_wrap(values)) == NULL || (i = ctpy_wrap(indices)) == NULL) {
+        goto done;
+    }
+    if ((r = PyStructSequence_New(rt_types[kind])) == NULL) {
+        goto done;
+    }
+    PyStructSequence_SET_ITEM(r, 0, v);
+    PyStructSequence_SET_ITEM(r, 1, i);
+    v = i = NULL;
+done:
+    Py_XDECREF(v);
+    Py_XDECREF(i);
+    ct_tensor_decref(values);
+    ct_tensor_decref(indices);
+    return r;
+}
+
+static PyObject *
+pair_result(rt_kind kind, int rc, ct_tensor *values, ct_tensor *indices)
+{
+    if (rc < 0) {
+        return ctpy_raise();
+    }
+    return rt_new(kind, values, indices);
+}
+
+/* --- helpers -------------------------------------------------------------- */
+/* The method form: call impl with self prepended to the arguments. */
+static PyObject *
+with_self(impl_fn impl, PyObject *self, FASTCALL)
+{
+    PyObject *buf[40];
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (nargs + nkw + 1 > (Py_ssize_t)(sizeof buf / sizeof buf[0])) {
+        PyErr_SetString(PyExc_TypeError, "too many arguments");
+        return NULL;
+    }
+    buf[0] = self;
+    for (Py_ssize_t k = 0; k < nargs + nkw; k++) {
+        buf[k + 1] = args[k];
+    }
+    return impl(buf, nargs + 1, kwnames);
+}
+
+/* Finish an op with an `out=` argument: copy the result into out (resized
+ * to the result's shape), return out.  Takes over our reference to res. */
+static PyObject *
+with_out(ct_tensor *res, const ctpy_arg *out)
+{
+    if (res == NULL) {
+        return ctpy_raise();
+    }
+    if (out->is_none) {
+        return ctpy_result(res);
+    }
+    ct_tensor *o = out->t;
+    bool same = o->ndim == res->ndim;
+    for (int d = 0; same && d < o->ndim; d++) {
+        same = o->sizes[d] == res->sizes[d];
+    }
+    if ((!same && ct_tensor_resize_(o, res->ndim, res->sizes) < 0) || ct_copy_(o, res) < 0) {
+        ct_tensor_decref(res);
+        return ctpy_raise();
+    }
+    ct_tensor_decref(res);
+    ctpy_bump(o);
+    return ctpy_wrap(o);
+}
+
+/* dims of an `int[]? dim` argument: NULL for None / [] (all dims). */
+static const int64_t *
+dims_of(const ctpy_arg *a, int *n)
+{
+    *n = a->is_none ? 0 : a->n;
+    return *n ? a->list : NULL;
+}
+
+static ct_dtype
+dtype_of(const ctpy_arg *a)
+{
+    return a->is_none ? CT_DTYPE_COUNT : a->dtype;
+}
+
+/* --- sum, mean, amax, amin, all, any, logsumexp, count_nonzero ------------ */
+#define DIMS_REDUCTION(NAME, OP, SIG)                                         \
+    static PyObject *impl_##NAME(FASTCALL)                                    \
+    {                                                                         \
+        static ctpy_sig sig = CTPY_SIG(SIG);                                  \
+        ctpy_arg v[5];                                                        \
+        int nd;                                                               \
+        ct_tensor *r;                                                         \
+        if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {                  \
+            return NULL;                                                      \
+        }                                                                     \
+        const int64_t *dims = dims_of(&v[1], &nd);                            \
+        ct_dtype dt = sig.nparams > 4 ? dtype_of(&v[3]) : CT_DTYPE_COUNT;     \
+        RUN_OP(v[0].t->numel, r = ct_reduce(OP, v[0].t, nd, dims, v[2].b, dt, \
+                                            NULL, NULL));                     \
+        return with_out(r, &v[sig.nparams - 1]);                              \
+    }
+
+DIMS_REDUCTION(sum, CT_REDUCE_SUM,
+               "sum(Tensor input, int[]? dim=None, bool keepdim=False, *, "
+               "ScalarType? dtype=None, Tensor? out=None)")
+DIMS_REDUCTION(mean, CT_REDUCE_MEAN,
+               "mean(Tensor input, int[]? dim=None, bool keepdim=False, *, "
+               "ScalarType? dtype=None, Tensor? out=None)")
+DIMS_REDUCTION(amax, CT_REDUCE_AMAX,
+               "amax(Tensor input, int[]? dim=None, bool keepdim=False, *, "
+               "Tensor? out=None)")
+DIMS_REDUCTION(amin, CT_REDUCE_AMIN,
+               "amin(Tensor input, int[]? dim=None, bool keepdim=False, *, "
+               "Tensor? out=None)")
+DIMS_REDUCTION(all, CT_REDUCE_ALL,
+               "all(Tensor input, int[]? dim=None, bool keepdim=False, *, "
+               "Tensor? out=None)")
+DIMS_REDUCTION(any, CT_REDUCE_ANY,
+               "any(Tensor input, int[]? dim=None, bool keepdim=False, *, "
+               "Tensor? out=None)")
+DIMS_REDUCTION(logsumexp, CT_REDUCE_LOGSUMEXP,
+               "logsumexp(Tensor input, int[] dim, bool keepdim=False, *, "
+               "Tensor? out=None)")
+#undef DIMS_REDUCTION
+
+static PyObject *
+impl_count_nonzero(FASTCALL)
+{
+    static ctpy_sig sig = CTPY_SIG("count_nonzero(Tensor input, int[]? dim=None)");
+    ctpy_arg v[2];
+    int nd;
+    ct_tensor *r;
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    const int64_t *dims = dims_of(&v[1], &nd);
+    RUN_OP(v[0].t->numel, r = ct_count_nonzero(v[0].t, nd, dims));
+    return ctpy_result(r);
+}
+
+static PyObject *
+impl_prod(FASTCALL)
+{
+    static ctpy_sig sig = CTPY_SIG("prod(Tensor input, int? dim=None, bool keepdim=False, "
+                                   "*, ScalarType? dtype=None, Tensor? out=None)");
+    ctpy_arg v[5];
+    ct_tensor *r;
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    const int64_t *dim = v[1].is_none ? NULL : &v[1].i;
+    RUN_OP(v[0].t->numel, r = ct_prod(v[0].t, dim, v[2].b, dtype_of(&v[3])));
+    return with_out(r, &v[4]);
+}
+
+/* --- max, min ------------------------------------------------------------- */
+static PyObject *
+best(FASTCALL, ct_reduce_op op, rt_kind kind, ctpy_sig **sigs)
+{
+    ctpy_arg v[4];
+    int which = ctpy_parse_overloads(sigs, 2, args, nargs, kwnames, v);
+    ct_tensor *r, *idx = NULL;
+    if (which < 0) {
+        return NULL;
+    }
+    if (which == 0) {
+        RUN_OP(v[0].t->numel, r = ct_reduce(op, v[0].t, 0, NULL, false, CT_DTYPE_COUNT,
+                                            NULL, NULL));
+        return ctpy_result(r);
+    }
+    RUN_OP(v[0].t->numel, r = ct_reduce(op, v[0].t, 1, &v[1].i, v[2].b, CT_DTYPE_COUNT,
+                                        NULL, &idx));
+    return pair_result(kind, r ? 0 : -1, r, idx);
+}
+
+static PyObject *
+impl_max(FASTCALL)
+{
+    static ctpy_sig s0 = CTPY_SIG("max(Tensor input)");
+    static ctpy_sig s1 = CTPY_SIG("max(Tensor input, int dim, bool keepdim=False)");
+    static ctpy_sig *sigs[] = {&s0, &s1};
+    return best(args, nargs, kwnames, CT_REDUCE_MAX, RT_max, sigs);
+}
+
+static PyObject *
+impl_min(FASTCALL)
+{
+    static ctpy_sig s0 = CTPY_SIG("min(Tensor input)");
+    static ctpy_sig s1 = CTPY_SIG("min(Tensor input, int dim, bool keepdim=False)");
+    static ctpy_sig *sigs[] = {&s0, &s1};
+    return best(args, nargs, kwnames, CT_REDUCE_MIN, RT_min, sigs);
+}
+
+#define ARG_BEST(NAME, FN)                                                    \
+    static PyObject *impl_##NAME(FASTCALL)                                    \
+    {                                                                         \
+        static ctpy_sig sig = CTPY_SIG(#NAME "(Tensor input, int? dim=None, " \
+                                       "bool keepdim=False)");                \
+        ctpy_arg v[3];                                                        \
+        ct_tensor *r;                                                         \
+        if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {                  \
+            return NULL;                                                      \
+        }                                                                     \
+        const int64_t *dim = v[1].is_none ? NULL : &v[1].i;                   \
+        RUN_OP(v[0].t->numel, r = FN(v[0].t, dim, v[2].b));                   \
+        return ctpy_result(r);                                                \
+    }
+ARG_BEST(argmax, ct_argmax)
+ARG_BEST(argmin, ct_argmin)
+#undef ARG_BEST
+
+/* --- var, std, var_mean, std_mean ----------------------------------------- */
+/* Parse torch's std/var overloads into dims, correction and keepdim. */
+static int
+parse_var(FASTCALL, ctpy_sig **sigs, ctpy_arg *v, int *nd, const int64_t **dims,
+          double *correction, bool *keepdim)
+{
+    int which = ctpy_parse_overloads(sigs, 2, args, nargs, kwnames, v);
+    if (which < 0) {
+        return -1;
+    }
+    if (which == 0) {
+        *nd = 0;
+        *dims = NULL;
+        *correction = v[1].b ? 1 : 0;
+        *keepdim = false;
+        v[5].is_none = true;
+        return 0;
+    }
+    *dims = dims_of(&v[1], nd);
+    if (!v[4].is_none && !v[2].is_none) {
+        PyErr_SetString(PyExc_RuntimeError, "Cannot pass both correction and unbiased "
+                        "arguments");
+        return -1;
+    }
+    *correction = !v[4].is_none ? v[4].d : v[2].is_none ? 1 : v[2].b ? 1 : 0;
+    *keepdim = v[3].b;
+    return 0;
+}
+
+#define VAR_SIGS(NAME)                                                        \
+    static ctpy_sig s0 = CTPY_SIG(NAME "(Tensor input, bool unbiased=True)"); \
+    static ctpy_sig s1 = CTPY_SIG(NAME "(Tensor input, int[]? dim=None, "     \
+                                  "bool? unbiased=None, bool keepdim=False, *, " \
+                                  "float? correction=None, Tensor? out=None)"); \
+    static ctpy_sig *sigs[] = {&s0, &s1}
+
+#define VAR_OP(NAME, OP)                                                      \
+    static PyObject *impl_##NAME(FASTCALL)                                    \
+    {                                                                         \
+        VAR_SIGS(#NAME);                                                      \
+        ctpy_arg v[6];                                                        \
+        int nd;                                                               \
+        const int64_t *dims;                                                  \
+        double corr;                                                          \
+        bool keep;                                                            \
+        ct_tensor *r;                                                         \
+        if (parse_var(args, nargs, kwnames, sigs, v, &nd, &dims, &corr, &keep) < 0) { \
+            return NULL;                                                      \
+        }                                                                     \
+        RUN_OP(v[0].t->numel, r = OP(v[0].t, nd, dims, corr, keep));          \
+        return with_out(r, &v[5]);                                            \
+    }
+VAR_OP(var, ct_var)
+VAR_OP(std, ct_std)
+#undef VAR_OP
+
+#define VAR_MEAN_OP(NAME, SQRT)                                               \
+    static PyObject *impl_##NAME(FASTCALL)                                    \
+    {                                                                         \
+        VAR_SIGS(#NAME);                                                      \
+        ctpy_arg v[6];                                                        \
+        int nd, rc;                                                           \
+        const int64_t *dims;                                                  \
+        double corr;                                                          \
+        bool keep;                                                            \
+        ct_tensor *a = NULL, *m = NULL;                                       \
+        if (parse_var(args, nargs, kwnames, sigs, v, &nd, &dims, &corr, &keep) < 0) { \
+            return NULL;                                                      \
+        }                                                                     \
+        RUN_OP(v[0].t->numel,                                                 \
+               rc = ct_var_mean(v[0].t, nd, dims, corr, keep, SQRT, &a, &m)); \
+        if (rc < 0) {                                                         \
+            return ctpy_raise();                                              \
+        }                                                                     \
+        PyObject *pa = ctpy_wrap(a), *pm = ctpy_wrap(m);                      \
+        ct_tensor_decref(a);                                                  \
+        ct_tensor_decref(m);                                                  \
+        PyObject *res = pa && pm ? PyTuple_Pack(2, pa, pm) : NULL;            \
+        Py_XDECREF(pa);                                                       \
+        Py_XDECREF(pm);                                                       \
+        return res;                                                           \
+    }
+VAR_MEAN_OP(var_mean, false)
+VAR_MEAN_OP(std_mean, true)
+#undef VAR_MEAN_OP
+#undef VAR_SIGS
+
+/* --- norms ----------------------------------------------------------------- */
+/* p of torch.norm: a number, "fro" (2 over the given dims), None (2). */
+static int
+norm_p(PyObject *o, double *p)
+{
+    if (o == NULL || o == Py_None) {
+        *p = 2;
+        return 0;
+    }
+    if (PyUnicode_Check(o)) {
+        if (PyUnicode_CompareWithASCIIString(o, "fro") == 0) {
+            *p = 2;
+            return 0;
+        }
+        PyErr_Format(PyExc_RuntimeError, "ctorch: norm with p=%R is not supported", o);
+        return -1;
+    }
+    *p = PyFloat_AsDouble(o);
+    return (*p == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static PyObject *
+impl_norm(FASTCALL)
+{
+    static ctpy_sig sig = CTPY_SIG("norm(Tensor input, object? p=None, int[]? dim=None, "
+                                   "bool keepdim=False, *, ScalarType? dtype=None, "
+                                   "Tensor? out=None)");
+    ctpy_arg v[6];
+    double p;
+    int nd;
+    ct_tensor *r;
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0 || norm_p(v[1].obj, &p) < 0) {
+        return NULL;
+    }
+    const int64_t *dims = dims_of(&v[2], &nd);
+    RUN_OP(v[0].t->numel, r = ct_vector_norm(v[0].t, p, nd, dims, v[3].b,
+                                             dtype_of(&v[4]), "norm"));
+    return with_out(r, &v[5]);
+}
+
+static PyObject *
+impl_linalg_vector_norm(FASTCALL)
+{
+    static ctpy_sig sig = CTPY_SIG("linalg_vector_norm(Tensor input, float ord=2, "
+                                   "int[]? dim=None, bool keepdim=False, *, "
+                                   "ScalarType? dtype=None, Tensor? out=None)");
+    ctpy_arg v[6];
+    int nd;
+    ct_tensor *r;
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    const int64_t *dims = dims_of(&v[2], &nd);
+    RUN_OP(v[0].t->numel, r = ct_vector_norm(v[0].t, v[1].d, nd, dims, v[3].b,
+                                             dtype_of(&v[4]), "linalg.vector_norm"));
+    return with_out(r, &v[5]);
+}
+
+/* --- scans, softmax, median, mode ------------------------------------------ */
+#define CUM_OP(NAME, FN)                                                      \
+    static PyObject *impl_##NAME(FASTCALL)                                    \
+    {                                                                         \
+        static ctpy_sig sig = CTPY_SIG(#NAME "(Tensor input, int dim, *, "    \
+                                       "ScalarType? dtype=None, Tensor? out=None)"); \
+        ctpy_arg v[4];                                                        \
+        ct_tensor *r;                                                         \
+        if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {                  \
+            return NULL;                                                      \
+        }                                                                     \
+        RUN_OP(v[0].t->numel, r = FN(v[0].t, v[1].i, dtype_of(&v[2])));       \
+        return with_out(r, &v[3]);                                            \
+    }
+CUM_OP(cumsum, ct_cumsum)
+CUM_OP(cumprod, ct_cumprod)
+#undef CUM_OP
+
+#define SOFTMAX_OP(NAME, FN)                                                  \
+    static PyObject *impl_##NAME(FASTCALL)                                    \
+    {                                                                         \
+        static ctpy_sig sig = CTPY_SIG(#NAME "(Tensor input, int dim, "       \
+                                       "ScalarType? dtype=None)");            \
+        ctpy_arg v[3];                                                        \
+        ct_tensor *r;                                                         \
+        if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {                  \
+            return NULL;                                                      \
+        }                                                                     \
+        RUN_OP(v[0].t->numel, r = FN(v[0].t, v[1].i, dtype_of(&v[2])));       \
+        return ctpy_result(r);                                                \
+    }
+SOFTMAX_OP(softmax, ct_softmax)
+SOFTMAX_OP(log_softmax, ct_log_softmax)
+#undef SOFTMAX_OP
+
+#define PAIR_OP(NAME, SIG, CALL)                                              \
+    static PyObject *impl_##NAME(FASTCALL)                                    \
+    {                                                                         \
+        static ctpy_sig sig = CTPY_SIG(SIG);                                  \
+        ctpy_arg v[3];                                                        \
+        ct_tensor *a = NULL, *b = NULL;                                       \
+        int rc;                                                               \
+        if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {                  \
+            return NULL;                                                      \
+        }                                                                     \
+        RUN_OP(v[0].t->numel, rc = CALL);                                     \
+        return pair_result(RT_##NAME, rc, a, b);                              \
+    }
+PAIR_OP(cummax, "cummax(Tensor input, int dim)", ct_cummax(v[0].t, v[1].i, &a, &b))
+PAIR_OP(cummin, "cummin(Tensor input, int dim)", ct_cummin(v[0].t, v[1].i, &a, &b))
+PAIR_OP(mode, "mode(Tensor input, int dim=-1, bool keepdim=False)",
+        ct_mode(v[0].t, v[1].i, v[2].b, &a, &b))
+#undef PAIR_OP
+
+static PyObject *
+impl_median(FASTCALL)
+{
+    static ctpy_sig s0 = CTPY_SIG("median(Tensor input)");
+    static ctpy_sig s1 = CTPY_SIG("median(Tensor input, int dim, bool keepdim=False)");
+    static ctpy_sig *sigs[] = {&s0, &s1};
+    ctpy_arg v[3];
+    ct_tensor *a = NULL, *b = NULL;
+    int rc;
+    int which = ctpy_parse_overloads(sigs, 2, args, nargs, kwnames, v);
+    if (which < 0) {
+        return NULL;
+    }
+    if (which == 0) {
+        RUN_OP(v[0].t->numel, a = ct_median(v[0].t));
+        return ctpy_result(a);
+    }
+    RUN_OP(v[0].t->numel, rc = ct_median_dim(v[0].t, v[1].i, v[2].b, &a, &b));
+    return pair_result(RT_median, rc, a, b);
+}
+
+/* --- tables ---------------------------------------------------------------- */
+#define FORALL_BOTH(X)                                                        \
+    X(sum) X(mean) X(prod) X(amax) X(amin) X(max) X(min) X(argmax) X(argmin)  \
+    X(all) X(any) X(count_nonzero) X(logsumexp) X(var) X(std) X(norm)         \
+    X(cumsum) X(cumprod) X(cummax) X(cummin) X(median) X(mode) X(softmax)     \
+    X(log_softmax)
+#define FORALL_FUNCTION_ONLY(X) X(var_mean) X(std_mean)
+
+#define X(N)                                                                  \
+    static PyObject *fn_##N(PyObject *mod, FASTCALL)                          \
+    {                                                                         \
+        (void)mod;                                                            \
+        return impl_##N(args, nargs, kwnames);                                \
+    }
+FORALL_BOTH(X)
+FORALL_FUNCTION_ONLY(X)
+X(linalg_vector_norm)
+#undef X
+
+#define X(N)                                                                  \
+    static PyObject *t_##N(PyObject *self, FASTCALL)                          \
+    {                                                                         \
+        return with_self(impl_##N, self, args, nargs, kwnames);               \
+    }
+FORALL_BOTH(X)
+#undef X
+
+#define ENTRY(name, fn) \
+    {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, NULL},
+
+PyMethodDef ctpy_reduce_methods[] = {
+#define X(N) ENTRY(#N, t_##N)
+    FORALL_BOTH(X)
+#undef X
+    {NULL, NULL, 0, NULL},
+};
+
+PyMethodDef ctpy_reduce_functions[] = {
+#define X(N) ENTRY(#N, fn_##N)
+    FORALL_BOTH(X)
+    FORALL_FUNCTION_ONLY(X)
+#undef X
+    ENTRY("_linalg_vector_norm", fn_linalg_vector_norm)
+    {NULL, NULL, 0, NULL},
+};
