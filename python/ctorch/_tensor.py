@@ -106,10 +106,6 @@ class Tensor(_C.TensorBase):
                                "matrices. Got %d-D tensor." % self.dim())
         return self.transpose(-2, -1)
 
-    def unbind(self, dim=0):
-        n = self.shape[dim]
-        return tuple(self.select(dim, i) for i in range(n))
-
     def cpu(self, memory_format=None):
         return self
 

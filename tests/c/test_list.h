@@ -81,7 +81,15 @@
     TEST_ENTRY(reduce_var_norm)                                               \
     TEST_ENTRY(reduce_scans)                                                  \
     TEST_ENTRY(reduce_large_threaded)                                         \
-    TEST_ENTRY(reduce_errors)
+    TEST_ENTRY(reduce_errors)                                                 \
+    /* test_shape.c */                                                        \
+    TEST_ENTRY(shape_split_views)                                             \
+    TEST_ENTRY(shape_movedim_diagonal)                                        \
+    TEST_ENTRY(shape_cat_stack)                                               \
+    TEST_ENTRY(shape_cat_errors)                                              \
+    TEST_ENTRY(shape_repeat_interleave)                                       \
+    TEST_ENTRY(shape_flip_roll_rot90)                                         \
+    TEST_ENTRY(shape_axis_split_atleast)
 
 #define TEST_DECLARE(name) void test_##name(void);
 CT_TEST_LIST(TEST_DECLARE)
