@@ -238,10 +238,16 @@ static PyObject *
 best(FASTCALL, ct_reduce_op op, rt_kind kind, ctpy_sig **sigs)
 {
     ctpy_arg v[4];
-    int which = ctpy_parse_overloads(sigs, 2, args, nargs, kwnames, v);
+    int which = ctpy_parse_overloads(sigs, 3, args, nargs, kwnames, v);
     ct_tensor *r, *idx = NULL;
     if (which < 0) {
         return NULL;
+    }
+    if (which == 2) {
+        /* max(input, other) is the elementwise maximum */
+        r = ct_binary(op == CT_REDUCE_MAX ? CT_BINARY_MAXIMUM : CT_BINARY_MINIMUM,
+                      v[0].t, v[1].t, ct_scalar_int(1), NULL, CT_OUT_NEW);
+        return ctpy_result(r);
     }
     if (which == 0) {
         RUN_OP(v[0].t->numel, r = ct_reduce(op, v[0].t, 0, NULL, false, CT_DTYPE_COUNT,
@@ -258,7 +264,8 @@ impl_max(FASTCALL)
 {
     static ctpy_sig s0 = CTPY_SIG("max(Tensor input)");
     static ctpy_sig s1 = CTPY_SIG("max(Tensor input, int dim, bool keepdim=False)");
-    static ctpy_sig *sigs[] = {&s0, &s1};
+    static ctpy_sig s2 = CTPY_SIG("max(Tensor input, Tensor other)");
+    static ctpy_sig *sigs[] = {&s0, &s1, &s2};
     return best(args, nargs, kwnames, CT_REDUCE_MAX, RT_max, sigs);
 }
 
@@ -267,7 +274,8 @@ impl_min(FASTCALL)
 {
     static ctpy_sig s0 = CTPY_SIG("min(Tensor input)");
     static ctpy_sig s1 = CTPY_SIG("min(Tensor input, int dim, bool keepdim=False)");
-    static ctpy_sig *sigs[] = {&s0, &s1};
+    static ctpy_sig s2 = CTPY_SIG("min(Tensor input, Tensor other)");
+    static ctpy_sig *sigs[] = {&s0, &s1, &s2};
     return best(args, nargs, kwnames, CT_REDUCE_MIN, RT_min, sigs);
 }
 

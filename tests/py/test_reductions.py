@@ -449,3 +449,13 @@ def test_return_types_repr_vs_torch(torch_ref):
     c, t = _pair(torch_ref, "float32", shape=(2, 3))
     for name in ("max", "min", "median", "mode", "cummax", "cummin"):
         assert repr(getattr(c, name)(1)) == repr(getattr(t, name)(1))
+
+
+def test_max_min_of_two_tensors_is_elementwise():
+    """torch.max(a, b) / a.min(b): the elementwise overload (recorded)."""
+    a = ctorch.tensor([1.0, 5.0, 3.0])
+    b = ctorch.tensor([4.0, 2.0, 3.0])
+    assert ctorch.max(a, b).tolist() == [4.0, 5.0, 3.0]
+    assert a.min(b).tolist() == [1.0, 2.0, 3.0]
+    assert repr(ctorch.max(ctorch.tensor([1, 2]), ctorch.tensor([2.5, 0.0])).dtype) == \
+        "torch.float32"
