@@ -89,7 +89,14 @@
     TEST_ENTRY(shape_cat_errors)                                              \
     TEST_ENTRY(shape_repeat_interleave)                                       \
     TEST_ENTRY(shape_flip_roll_rot90)                                         \
-    TEST_ENTRY(shape_axis_split_atleast)
+    TEST_ENTRY(shape_axis_split_atleast)                                      \
+    /* test_sort.c */                                                         \
+    TEST_ENTRY(sort_stable_nan)                                               \
+    TEST_ENTRY(sort_dims_and_topk)                                            \
+    TEST_ENTRY(sort_kthvalue)                                                 \
+    TEST_ENTRY(sort_unique)                                                   \
+    TEST_ENTRY(sort_search_and_count)                                         \
+    TEST_ENTRY(sort_errors)
 
 #define TEST_DECLARE(name) void test_##name(void);
 CT_TEST_LIST(TEST_DECLARE)
