@@ -55,11 +55,12 @@ ct_as_strided(const ct_tensor *t, int ndim, const int64_t *sizes,
         }
         size_t need = (size_t)(last + 1) * ct_dtype_itemsize(t->dtype);
         if (need > t->storage->nbytes) {
-            char b[256];
-            ct_error(CT_ERR_RUNTIME, "setStorage: sizes %s, strides ..., storage "
+            char b[256], c[256];
+            ct_error(CT_ERR_RUNTIME, "setStorage: sizes %s, strides %s, storage "
                      "offset %lld, and itemsize %zu requiring a storage size of "
                      "%zu are out of bounds for storage of size %zu",
-                     ct_format_sizes(ndim, sizes, b, sizeof b), (long long)offset,
+                     ct_format_sizes(ndim, sizes, b, sizeof b),
+                     ct_format_sizes(ndim, strides, c, sizeof c), (long long)offset,
                      ct_dtype_itemsize(t->dtype), need, t->storage->nbytes);
             return NULL;
         }

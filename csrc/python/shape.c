@@ -177,6 +177,44 @@ total_numel(Py_ssize_t n, ct_tensor *const *ts)
 }
 
 /* --- views ------------------------------------------------------------------ */
+/* as_strided(size, stride, storage_offset=None): a view with any geometry
+ * inside the storage (offset defaults to the tensor's own) */
+static PyObject *
+as_strided(ct_tensor *t, const ctpy_arg *v)
+{
+    if (v[0].n != v[1].n) {
+        PyErr_Format(PyExc_RuntimeError, "mismatch in length of strides and shape");
+        return NULL;
+    }
+    return ctpy_result(ct_as_strided(t, v[0].n, v[0].list, v[1].list,
+                                     v[2].is_none ? t->offset : v[2].i));
+}
+
+static PyObject *
+t_as_strided(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("as_strided(int[] size, int[] stride, "
+                                   "int? storage_offset=None)");
+    ctpy_arg v[3];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    return as_strided(ctpy_tensor(self), v);
+}
+
+static PyObject *
+fn_as_strided(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("as_strided(Tensor input, int[] size, int[] stride, "
+                                   "int? storage_offset=None)");
+    ctpy_arg v[4];
+    (void)self;
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    return as_strided(v[0].t, v + 1);
+}
+
 static PyObject *
 t_unflatten(FASTCALL_ARGS)
 {
@@ -1099,6 +1137,7 @@ fn_broadcast_shapes(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
 /* --- tables -------------------------------------------------------------------- */
 PyMethodDef ctpy_shape_methods[] = {
+    METH("as_strided", t_as_strided, "as_strided(size, stride, storage_offset=None)"),
     METH("unflatten", t_unflatten, "unflatten(dim, sizes) -> Tensor (a view)"),
     METH("broadcast_to", t_broadcast_to, "broadcast_to(size) -> Tensor (a view)"),
     METH("movedim", t_movedim, "movedim(source, destination) -> Tensor (a view)"),
@@ -1130,6 +1169,7 @@ PyMethodDef ctpy_shape_methods[] = {
 };
 
 PyMethodDef ctpy_shape_functions[] = {
+    METH("as_strided", fn_as_strided, NULL),
     METH("unflatten", fn_unflatten, NULL),
     METH("broadcast_to", fn_broadcast_to, NULL),
     METH("movedim", fn_movedim, NULL),

@@ -33,10 +33,15 @@ from ._legacy import (  # noqa: F401
 )
 from .utils.dlpack import from_dlpack  # noqa: F401
 from . import linalg  # noqa: F401,E402
+from ._composite import (  # noqa: F401
+    allclose, clamp_max, clamp_min, equal, isclose, masked_scatter,
+)
+from . import _composite as _composite_mod
 
 __version__ = "1.13.0+ctorch"
 
 _C._set_tensor_class(Tensor)
+_composite_mod.install(Tensor)
 
 # Every public function of _C is a torch function (op families add theirs to
 # _C without touching this file); names defined above take precedence.

@@ -330,3 +330,30 @@ def test_tiled_transposed_operands(shape):
     c = ctorch.zeros(*shape[:-2], shape[-1], shape[-2]).transpose(-1, -2)
     c.add_(a.float())
     assert c.tolist() == a.float().tolist()
+
+
+def test_composites_literal():
+    """isclose / allclose / equal / masked_scatter_ / as_strided (recorded)."""
+    nan = float("nan")
+    a = ctorch.tensor([1.0, 2.0, nan])
+    b = ctorch.tensor([1.0, 2.0000001, nan])
+    assert ctorch.equal(a, a) is False
+    assert ctorch.equal(ctorch.tensor([1, 2]), ctorch.tensor([1.0, 2.0])) is True
+    assert ctorch.equal(ctorch.ones(2), ctorch.ones(3)) is False
+    assert ctorch.allclose(a, b) is False and ctorch.allclose(a, b, equal_nan=True) is True
+    assert ctorch.isclose(a, b).tolist() == [True, True, False]
+    assert ctorch.isclose(ctorch.tensor([1, 2]), ctorch.tensor([1, 3])).tolist() == [True, False]
+    assert ctorch.isclose(ctorch.tensor([1.0, float("inf")]),
+                          ctorch.tensor([1.0, float("inf")])).tolist() == [True, True]
+    with pytest.raises(RuntimeError, match="^Long did not match Float$"):
+        ctorch.isclose(ctorch.tensor([1]), ctorch.tensor([1.0]))
+    x = ctorch.zeros(5)
+    x.masked_scatter_(ctorch.tensor([True, False, True, False, True]), ctorch.tensor([1.0, 2, 3]))
+    assert x.tolist() == [1.0, 0.0, 2.0, 0.0, 3.0]
+    y = ctorch.arange(9.0)
+    assert y.as_strided((2, 2), (3, 1), 1).tolist() == [[1.0, 2.0], [4.0, 5.0]]
+    assert ctorch.as_strided(y, (3,), (4,)).tolist() == [0.0, 4.0, 8.0]
+    with pytest.raises(RuntimeError, match=r"^setStorage: sizes \[2, 2\], strides \[5, 5\], "
+                       "storage offset 0, and itemsize 4 requiring a storage size of 44 "
+                       "are out of bounds for storage of size 36$"):
+        y.as_strided((2, 2), (5, 5))
