@@ -41,6 +41,26 @@ extern PyTypeObject CtStorage_Type;
 /* Ops on more elements than this release the GIL while they run. */
 #define CTPY_GIL_NUMEL 65536
 
+/* Run stmt with the GIL released when an op touches more than
+ * CTPY_GIL_NUMEL elements (releasing costs more than a small op). */
+#define CTPY_RUN(numel, stmt)                \
+    do {                                     \
+        if ((numel) > CTPY_GIL_NUMEL) {      \
+            Py_BEGIN_ALLOW_THREADS           \
+            stmt;                            \
+            Py_END_ALLOW_THREADS             \
+        }                                    \
+        else {                               \
+            stmt;                            \
+        }                                    \
+    } while (0)
+
+/* The signature of a METH_FASTCALL | METH_KEYWORDS method, and its entry. */
+#define CTPY_FASTCALL_ARGS PyObject *self, PyObject *const *args, Py_ssize_t nargs, \
+                           PyObject *kwnames
+#define CTPY_METH(name, fn, doc) \
+    {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, doc}
+
 /* The Python class used for new tensors (ctorch.Tensor, set at import). */
 extern PyTypeObject *ctpy_tensor_class;
 /* The name prefix for dtype reprs ("torch"). */

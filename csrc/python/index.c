@@ -3,10 +3,8 @@
  * index_add/copy/fill, index_put_.  (t[...] itself is tensor_index.c.) */
 #include "argparse.h"
 
-#define FASTCALL_ARGS PyObject *self, PyObject *const *args, Py_ssize_t nargs, \
-                      PyObject *kwnames
-#define METH(name, fn) \
-    {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, NULL},
+#define FASTCALL_ARGS CTPY_FASTCALL_ARGS
+#define METH(name, fn) CTPY_METH(name, fn, NULL),
 
 /* nonzero(as_tuple=False): (n, ndim) int64, or a tuple of ndim columns */
 static PyObject *

@@ -8,8 +8,7 @@
 
 #include "aten/iter.h"
 
-#define FASTCALL_ARGS PyObject *self, PyObject *const *args, Py_ssize_t nargs, \
-                      PyObject *kwnames
+#define FASTCALL_ARGS CTPY_FASTCALL_ARGS
 
 /* Run op with the GIL released when the tensors are large. */
 static ct_tensor *
@@ -487,8 +486,7 @@ fn_round_decimals(FASTCALL_ARGS)
     return written(out);
 }
 
-#define METH(name, fn) \
-    {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, NULL},
+#define METH(name, fn) CTPY_METH(name, fn, NULL),
 /* replaces a generated entry of the same name (type dicts keep the first
  * definition unless METH_COEXIST) */
 #define METH_OVERRIDE(name, fn) \

@@ -19,17 +19,7 @@
 typedef PyObject *(*impl_fn)(FASTCALL);
 
 /* Run `call` with the GIL released when the input is large. */
-#define RUN_OP(numel, call)                  \
-    do {                                     \
-        if ((numel) > CTPY_GIL_NUMEL) {      \
-            Py_BEGIN_ALLOW_THREADS           \
-            call;                            \
-            Py_END_ALLOW_THREADS             \
-        }                                    \
-        else {                               \
-            call;                            \
-        }                                    \
-    } while (0)
+#define RUN_OP(numel, call) CTPY_RUN(numel, call)
 
 /* --- torch.return_types --------------------------------------------------- */
 #define FORALL_RETURN_TYPES(X) X(max) X(min) X(median) X(mode) X(cummax) X(cummin)

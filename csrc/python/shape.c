@@ -14,10 +14,8 @@
 
 #include <string.h>
 
-#define FASTCALL_ARGS PyObject *self, PyObject *const *args, Py_ssize_t nargs, \
-                      PyObject *kwnames
-#define METH(name, fn, doc) \
-    {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, doc}
+#define FASTCALL_ARGS CTPY_FASTCALL_ARGS
+#define METH(name, fn, doc) CTPY_METH(name, fn, doc)
 #define SELF ctpy_tensor(self)
 
 typedef PyObject *(*fastcall_fn)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *);
@@ -430,17 +428,7 @@ t_adjoint(PyObject *self, PyObject *unused)
 
 /* --- copies ------------------------------------------------------------------ */
 /* Run call with the GIL released when numel is large. */
-#define RUN_OP(res, numel, call)        \
-    do {                                \
-        if ((numel) > CTPY_GIL_NUMEL) { \
-            Py_BEGIN_ALLOW_THREADS      \
-            res = call;                 \
-            Py_END_ALLOW_THREADS        \
-        }                               \
-        else {                          \
-            res = call;                 \
-        }                               \
-    } while (0)
+#define RUN_OP(res, numel, call) CTPY_RUN(numel, res = (call))
 
 static PyObject *
 t_repeat(FASTCALL_ARGS)

@@ -6,24 +6,12 @@
 #include <string.h>
 
 #define SELF ctpy_tensor(self)
-#define FASTCALL_ARGS PyObject *self, PyObject *const *args, Py_ssize_t nargs, \
-                      PyObject *kwnames
-#define METH(name, fn, doc) \
-    {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, doc}
+#define FASTCALL_ARGS CTPY_FASTCALL_ARGS
+#define METH(name, fn, doc) CTPY_METH(name, fn, doc)
 #define METH0(name, fn, doc) {name, (PyCFunction)fn, METH_NOARGS, doc}
 
 /* Run f(t) with the GIL released when the tensor is large. */
-#define RUN_OP(res, numel, call)             \
-    do {                                     \
-        if ((numel) > CTPY_GIL_NUMEL) {      \
-            Py_BEGIN_ALLOW_THREADS           \
-            res = call;                      \
-            Py_END_ALLOW_THREADS             \
-        }                                    \
-        else {                               \
-            res = call;                      \
-        }                                    \
-    } while (0)
+#define RUN_OP(res, numel, call) CTPY_RUN(numel, res = (call))
 
 /* Normalised dim for methods taking one; -1 with IndexError. */
 static int
