@@ -156,6 +156,18 @@ ct_storage *ctpy_storage_of(PyObject *o);
 PyObject *ctpy_to_dlpack(PyObject *self, PyObject *tensor);
 PyObject *ctpy_from_dlpack_capsule(PyObject *self, PyObject *capsule);
 
+/* return_types.c */
+/* torch.return_types.<name> (values, indices) for a C result: rc < 0
+ * raises the ct error.  Drops the references to both tensors whatever
+ * happens; returns a new reference or NULL. */
+PyObject *ctpy_return_pair(const char *name, int rc, ct_tensor *values,
+                           ct_tensor *indices);
+/* A torch function's implementation called as a method: self goes first. */
+typedef PyObject *(*ctpy_impl_fn)(PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames);
+PyObject *ctpy_with_self(ctpy_impl_fn impl, PyObject *self, PyObject *const *args,
+                         Py_ssize_t nargs, PyObject *kwnames);
+
 /* functions.c */
 extern PyMethodDef ctpy_functions[];
 

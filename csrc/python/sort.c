@@ -14,7 +14,6 @@
 
 #define FASTCALL PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
 
-typedef PyObject *(*impl_fn)(FASTCALL);
 
 /* Run `call` with the GIL released when the input is large. */
 #define RUN_OP(numel, call) CTPY_RUN(numel, call)
@@ -37,74 +36,13 @@ static const char *const rt_names[RT_COUNT] = {
 #undef X
 };
 
-static PyTypeObject *rt_types[RT_COUNT];   /* owned for the process */
 
-static PyStructSequence_Field rt_fields[] = {
-    {"values", NULL},
-    {"indices", NULL},
-    {NULL, NULL},
-};
-
-/* torch's repr: name(\nvalues=...,\nindices=...) */
 static PyObject *
-rt_repr(PyObject *self)
+rt_pair(rt_kind kind, int rc, ct_tensor *values, ct_tensor *indices)
 {
-    return PyUnicode_FromFormat("%s(\nvalues=%R,\nindices=%R)", Py_TYPE(self)->tp_name,
-                                PyStructSequence_GET_ITEM(self, 0),
-                                PyStructSequence_GET_ITEM(self, 1));
+    return ctpy_return_pair(rt_names[kind], rc, values, indices);
 }
 
-/* A new named tuple (values, indices) for a C result: rc < 0 raises the ct
- * error.  Drops our references to both tensors whatever happens. */
-static PyObject *
-rt_new(rt_kind kind, int rc, ct_tensor *values, ct_tensor *indices)
-{
-    PyObject *r = NULL, *v = NULL, *i = NULL;
-    if (rc < 0) {
-        return ctpy_raise();
-    }
-    if (rt_types[kind] == NULL) {
-        PyStructSequence_Desc desc = {rt_names[kind], NULL, rt_fields, 2};
-        PyTypeObject *tp = PyStructSequence_NewType(&desc);
-        if (tp == NULL) {
-            goto done;
-        }
-        tp->tp_repr = rt_repr;
-        rt_types[kind] = tp;
-    }
-    if ((v = ctpy_wrap(values)) == NULL || (i = ctpy_wrap(indices)) == NULL) {
-        goto done;
-    }
-    if ((r = PyStructSequence_New(rt_types[kind])) == NULL) {
-        goto done;
-    }
-    PyStructSequence_SET_ITEM(r, 0, v);
-    PyStructSequence_SET_ITEM(r, 1, i);
-    v = i = NULL;
-done:
-    Py_XDECREF(v);
-    Py_XDECREF(i);
-    ct_tensor_decref(values);
-    ct_tensor_decref(indices);
-    return r;
-}
-
-/* The method form: call impl with self prepended to the arguments. */
-static PyObject *
-with_self(impl_fn impl, PyObject *self, FASTCALL)
-{
-    PyObject *buf[16];
-    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    if (nargs + nkw + 1 > (Py_ssize_t)(sizeof buf / sizeof buf[0])) {
-        PyErr_SetString(PyExc_TypeError, "too many arguments");
-        return NULL;
-    }
-    buf[0] = self;
-    for (Py_ssize_t k = 0; k < nargs + nkw; k++) {
-        buf[k + 1] = args[k];
-    }
-    return impl(buf, nargs + 1, kwnames);
-}
 
 /* Copy res into o (resized to res's shape when it differs): the out=
  * form.  0, or -1 with the ct error set. */
@@ -167,7 +105,7 @@ pair_result(rt_kind kind, int rc, ct_tensor *values, ct_tensor *indices,
             int given, ct_tensor **o)
 {
     if (rc < 0 || given <= 0) {
-        return rt_new(kind, rc, values, indices);
+        return rt_pair(kind, rc, values, indices);
     }
     if (copy_into(o[0], values) < 0 || copy_into(o[1], indices) < 0) {
         ct_tensor_decref(values);
@@ -178,7 +116,7 @@ pair_result(rt_kind kind, int rc, ct_tensor *values, ct_tensor *indices,
     ct_tensor_decref(indices);
     ct_tensor_incref(o[0]);
     ct_tensor_incref(o[1]);
-    return rt_new(kind + (RT_sort_out - RT_sort), 0, o[0], o[1]);
+    return rt_pair(kind + (RT_sort_out - RT_sort), 0, o[0], o[1]);
 }
 
 /* --- sort, argsort, msort, topk, kthvalue ---------------------------------- */
@@ -431,7 +369,7 @@ FORALL_FUNCTION_ONLY(X)
 #define X(N)                                                                  \
     static PyObject *t_##N(PyObject *self, FASTCALL)                          \
     {                                                                         \
-        return with_self(impl_##N, self, args, nargs, kwnames);               \
+        return ctpy_with_self(impl_##N, self, args, nargs, kwnames);               \
     }
 FORALL_BOTH(X)
 #undef X
