@@ -1,26 +1,13 @@
 """Indexing family: ctorch beside PyTorch (and NumPy where it has the op)
 in one run.  PYTHONPATH=python /usr/bin/python3 benchmarks/bench_index.py"""
-import statistics
-import timeit
+from _common import load_libs, median_time
 
 
-def best(fn, number=5, repeat=5):
-    return statistics.median(timeit.repeat(fn, number=number, repeat=repeat)) / number
+
 
 
 def main():
-    import ctorch
-    mods = {"ctorch": ctorch}
-    try:
-        import torch
-        mods["torch"] = torch
-    except ImportError:
-        pass
-    try:
-        import numpy
-        mods["numpy"] = numpy
-    except ImportError:
-        pass
+    mods = load_libs()
     rows = []
     for title, make in [
         ("x[idx], 333k of 1M float32", lambda m, x, i, k: (lambda: x[i])),
@@ -37,7 +24,7 @@ def main():
                 x = m.arange(1000000, dtype=m.float32)
                 i = m.arange(0, 1000000, 3)
             k = x > 500000
-            r[name] = best(make(m, x, i, k))
+            r[name] = median_time(make(m, x, i, k), number=5, repeats=5)
         rows.append((title, r))
     names = list(mods)
     print("  ".join(["benchmark".ljust(28)] + [n.ljust(10) for n in names] +

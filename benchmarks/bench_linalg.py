@@ -10,29 +10,14 @@ figure is the median over the repeats, in GFLOP/s.  Ratios are ctorch's
 GFLOP/s divided by the other library's (above 1: ctorch is faster).
 """
 import statistics
-import sys
 import timeit
 
-QUICK = "--quick" in sys.argv
-REPEATS = 5 if QUICK else 15
+from _common import QUICK, load_libs, print_table
+
+REPEATS = 5 if QUICK else 15      # matmul timings vary more
 
 
-def load_libs():
-    libs = {}
-    import ctorch
-    libs["ctorch"] = ctorch
-    try:
-        import torch
-        if "ctorch" not in getattr(torch, "__file__", ""):
-            libs["torch"] = torch
-    except ImportError:
-        pass
-    try:
-        import numpy
-        libs["numpy"] = numpy
-    except ImportError:
-        pass
-    return libs
+
 
 
 def operands(name, m, shapes):
@@ -87,11 +72,7 @@ def main():
         line = [title] + ["%.1f" % rate[n] for n in names]
         line += ["%.2fx" % (rate["ctorch"] / rate[n]) for n in names[1:]]
         table.append(line)
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-    for i, r in enumerate(table):
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
-        if i == 0:
-            print("  ".join("-" * w for w in widths))
+    print_table(table)
     print("\nratios are GFLOP/s(ctorch) / GFLOP/s(other): above 1.00x ctorch is faster")
 
 

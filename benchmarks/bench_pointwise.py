@@ -5,38 +5,18 @@ Bandwidth counts the bytes each element reads and writes; the layout rows
 are compared with the contiguous case of the same library (issue target:
 broadcasting and non-contiguous inputs within 1.5x of contiguous).
 """
-import statistics
-import sys
-import timeit
-
-QUICK = "--quick" in sys.argv
-REPEATS = 3 if QUICK else 7
+from _common import load_libs, median_time, print_table
 
 
-def best(stmt, g, number):
-    return statistics.median(timeit.repeat(stmt, globals=g, number=number,
-                                           repeat=REPEATS)) / number
 
 
-def libs():
-    out = {}
-    import ctorch
-    out["ctorch"] = ctorch
-    try:
-        import torch
-        out["torch"] = torch
-    except ImportError:
-        pass
-    try:
-        import numpy
-        out["numpy"] = numpy
-    except ImportError:
-        pass
-    return out
+
+
+
 
 
 def run():
-    L = libs()
+    L = load_libs()
     N = 1 << 24
     S = 4096
     rows = []
@@ -47,7 +27,7 @@ def run():
             g = make(name, m)
             if g is None:
                 continue
-            r[name] = best(stmt[name] if isinstance(stmt, dict) else stmt, g, number)
+            r[name] = median_time(stmt[name] if isinstance(stmt, dict) else stmt, g, number)
         rows.append((title, nbytes, r))
 
     def add_out(name, m):
@@ -115,11 +95,7 @@ def run():
         for n in names[1:]:
             line.append("%.2fx" % (r["ctorch"] / r[n]) if r.get(n) else "-")
         table.append(line)
-    w = [max(len(row[i]) for row in table) for i in range(len(hdr))]
-    for i, row in enumerate(table):
-        print("  ".join(c.ljust(x) for c, x in zip(row, w)))
-        if i == 0:
-            print("  ".join("-" * x for x in w))
+    print_table(table)
     contiguous = rows[0][2]["ctorch"] / rows[0][1]
     for title, nbytes, r in rows[1:4]:
         print("ctorch %s: %.2fx the contiguous time per byte" %

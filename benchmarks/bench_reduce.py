@@ -8,36 +8,14 @@ in benchmarks/run.py; GB/s counts the bytes read.  Ratios are ctorch's time
 divided by the other library's (below 1: ctorch is faster).  The float32
 sums are also checked to print the same as torch's.
 """
-import statistics
-import sys
-import timeit
-
-QUICK = "--quick" in sys.argv
-REPEATS = 3 if QUICK else 7
+from _common import load_libs, median_time, print_table
 
 
-def median_time(fn, number):
-    fn()
-    times = timeit.repeat(fn, number=number, repeat=REPEATS)
-    return statistics.median(times) / number
 
 
-def load_libs():
-    libs = {}
-    import ctorch
-    libs["ctorch"] = ctorch
-    try:
-        import torch
-        if "ctorch" not in getattr(torch, "__file__", ""):
-            libs["torch"] = torch
-    except ImportError:
-        pass
-    try:
-        import numpy
-        libs["numpy"] = numpy
-    except ImportError:
-        pass
-    return libs
+
+
+
 
 
 def cases(libs):
@@ -70,7 +48,9 @@ def cases(libs):
         row = {}
         for name in libs:
             a = wrap(name, arr)
-            row[name] = median_time(lambda: fn(a, name), number)
+            call = lambda: fn(a, name)     # noqa: E731
+            call()                         # warm up (first-touch of outputs)
+            row[name] = median_time(call, number=number)
         out.append((title, row, arr.nbytes))
     return out, x
 
@@ -89,11 +69,7 @@ def main():
                           for n in names]
         line += ["%.2fx" % (row["ctorch"] / row[n]) for n in names[1:]]
         table.append(line)
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-    for i, r in enumerate(table):
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
-        if i == 0:
-            print("  ".join("-" * w for w in widths))
+    print_table(table)
     print("\nratios are time(ctorch) / time(other): below 1.00x ctorch is faster")
     if "torch" in libs:
         c = libs["ctorch"].from_numpy(x).sum()

@@ -11,7 +11,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from run import fmt, load_libs, median_time  # noqa: E402
+from _common import load_libs, median_time, print_table  # noqa: E402
+from run import fmt  # noqa: E402
 
 
 def arange_f32(name, m, n):
@@ -126,11 +127,7 @@ def main():
             else:
                 line.append("-")
         table.append(line)
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-    for i, r in enumerate(table):
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
-        if i == 0:
-            print("  ".join("-" * w for w in widths))
+    print_table(table)
     print("\nratios are time(ctorch) / time(other): below 1.00x ctorch is faster")
 
 

@@ -7,35 +7,15 @@ returns values and indices, so NumPy's row runs argsort (stable) plus the
 gather of the values; topk maps to argpartition + a sort of the k.
 Issue target: sort of 1M float32 within PyTorch's time.
 """
-import statistics
-import sys
-import timeit
+from _common import load_libs, median_time, print_table
 
-QUICK = "--quick" in sys.argv
-REPEATS = 3 if QUICK else 7
 N = 1 << 20
 
 
-def best(stmt, g, number):
-    return statistics.median(timeit.repeat(stmt, globals=g, number=number,
-                                           repeat=REPEATS)) / number
 
 
-def libs():
-    out = {}
-    import ctorch
-    out["ctorch"] = ctorch
-    try:
-        import torch
-        out["torch"] = torch
-    except ImportError:
-        pass
-    try:
-        import numpy
-        out["numpy"] = numpy
-    except ImportError:
-        pass
-    return out
+
+
 
 
 def data():
@@ -51,7 +31,7 @@ def data():
 
 
 def run():
-    L = libs()
+    L = load_libs()
     D = data()
     rows = []
 
@@ -66,7 +46,7 @@ def run():
             if name not in stmts:
                 continue
             g = {"m": m, "x": conv(name, m, D[key])}
-            r[name] = best(stmts[name], g, number)
+            r[name] = median_time(stmts[name], g, number)
         rows.append((title, r))
 
     sort = {"ctorch": "m.sort(x)", "torch": "m.sort(x)",
@@ -106,11 +86,7 @@ def run():
         for n in names[1:]:
             line.append("%.2fx" % (r["ctorch"] / r[n]) if r.get(n) else "-")
         table.append(line)
-    w = [max(len(row[i]) for row in table) for i in range(len(hdr))]
-    for i, row in enumerate(table):
-        print("  ".join(c.ljust(x) for c, x in zip(row, w)))
-        if i == 0:
-            print("  ".join("-" * x for x in w))
+    print_table(table)
 
 
 if __name__ == "__main__":

@@ -7,18 +7,15 @@ one slow repeat on a noisy machine does not move it.  Ratios are ctorch's
 time divided by the other library's (below 1: ctorch is faster).
 """
 import os
-import statistics
 import subprocess
 import sys
 import timeit
 
-QUICK = "--quick" in sys.argv
-REPEATS = 3 if QUICK else 7
+from _common import QUICK, load_libs, median_time, print_table
 
 
-def median_time(stmt, setup_globals, number):
-    times = timeit.repeat(stmt, globals=setup_globals, number=number, repeat=REPEATS)
-    return statistics.median(times) / number
+
+
 
 
 def import_time(module, env=None):
@@ -35,23 +32,7 @@ def import_time(module, env=None):
     return run("import " + module) - run("pass")
 
 
-def load_libs():
-    libs = {}
-    import ctorch
-    libs["ctorch"] = ctorch
-    try:
-        import torch
-        if torch.__name__ == "torch" and not hasattr(torch, "_C") or \
-                getattr(torch, "__file__", "").find("ctorch") < 0:
-            libs["torch"] = torch
-    except ImportError:
-        pass
-    try:
-        import numpy
-        libs["numpy"] = numpy
-    except ImportError:
-        pass
-    return libs
+
 
 
 def cases(libs):
@@ -170,11 +151,7 @@ def main():
             else:
                 line.append("-")
         table.append(line)
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-    for i, r in enumerate(table):
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
-        if i == 0:
-            print("  ".join("-" * w for w in widths))
+    print_table(table)
     print("\nratios are time(ctorch) / time(other): below 1.00x ctorch is faster")
 
 
