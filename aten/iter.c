@@ -14,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <immintrin.h>
+#endif
 
 typedef struct {
     int nops;
@@ -22,6 +25,7 @@ typedef struct {
     int64_t shape[CT_MAX_DIMS];
     int64_t strides[CT_MAX_DIMS][CT_ITER_MAX_OPS];
     char *data[CT_ITER_MAX_OPS];
+    int64_t item[CT_ITER_MAX_OPS];      /* element size in bytes */
 } iter_state;
 
 /* Byte strides of t broadcast to a shape of ndim dims, innermost first. */
@@ -189,9 +193,12 @@ run_range(const iter_state *it, int64_t begin, int64_t end, ct_loop loop,
 /* Note [Tiled iteration]
  * When an operand walks the inner dimension with a large stride while the
  * output walks it contiguously (a transposed input), a row-by-row
- * traversal touches a new cache line per element of that operand.  Then the
- * two inner dimensions are walked in TILE x TILE blocks instead, so each
- * block of both operands stays in cache while it is used. */
+ * traversal touches a new cache line -- and a new page -- per element of
+ * that operand.  Then the two inner dimensions are walked in TILE x TILE
+ * blocks instead, and each such operand's block is first packed into a
+ * small buffer in the output's order (reading it along its own contiguous
+ * dimension), so the loop sees only unit strides, as for contiguous inputs,
+ * and every source page is touched once per block. */
 #define TILE 64
 
 static bool
@@ -209,14 +216,78 @@ wants_tiles(const iter_state *it)
     return false;
 }
 
+/* Copy the n0 x n1 block at src (strides s0, s1) into buf so that element
+ * (i, j) lands at buf[j * TILE + i]; reads run along j, src's short
+ * stride.  T is an unsigned type of the element's size. */
+#define PACK_SCALAR(T)                                                       \
+    for (int64_t i = 0; i < n0; i++) {                                       \
+        for (int64_t j = i < n4 ? m4 : 0; j < n1; j++) {                     \
+            ((T *)buf)[j * TILE + i] = *(const T *)(src + i * s0 + j * s1);  \
+        }                                                                    \
+    }
+
+#ifdef __SSE2__
+/* 4-byte elements with a unit stride along j: 4x4 register transposes,
+ * which is several times faster than element by element. */
+static void
+pack4_sse(float *buf, const char *src, int64_t s0, int64_t n0, int64_t n1)
+{
+    for (int64_t i = 0; i + 4 <= n0; i += 4) {
+        const char *p = src + i * s0;
+        for (int64_t j = 0; j + 4 <= n1; j += 4) {
+            __m128 r0 = _mm_loadu_ps((const float *)p + j);
+            __m128 r1 = _mm_loadu_ps((const float *)(p + s0) + j);
+            __m128 r2 = _mm_loadu_ps((const float *)(p + 2 * s0) + j);
+            __m128 r3 = _mm_loadu_ps((const float *)(p + 3 * s0) + j);
+            _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+            _mm_storeu_ps(buf + j * TILE + i, r0);
+            _mm_storeu_ps(buf + (j + 1) * TILE + i, r1);
+            _mm_storeu_ps(buf + (j + 2) * TILE + i, r2);
+            _mm_storeu_ps(buf + (j + 3) * TILE + i, r3);
+        }
+    }
+}
+#endif
+
+static void
+pack_block(char *buf, const char *src, int64_t s0, int64_t s1, int64_t n0, int64_t n1,
+           int64_t item)
+{
+    int64_t n4 = 0, m4 = 0;   /* rows and columns already done by SIMD */
+#ifdef __SSE2__
+    if (item == 4 && s1 == 4) {
+        pack4_sse((float *)buf, src, s0, n0, n1);
+        n4 = n0 & ~(int64_t)3;
+        m4 = n1 & ~(int64_t)3;
+    }
+#endif
+    switch (item) {
+    case 1: PACK_SCALAR(uint8_t) break;
+    case 2: PACK_SCALAR(uint16_t) break;
+    case 4: PACK_SCALAR(uint32_t) break;
+    case 8: PACK_SCALAR(uint64_t) break;
+    default: CT_ASSERT(0);
+    }
+}
+#undef PACK_SCALAR
+
 /* Tiles [begin, end) of the tile space: outer index, then dim-1 tile, then
  * dim-0 tile (dims 2.. are walked by a counter as in run_range). */
 static int
 run_tiles(const iter_state *it, int64_t begin, int64_t end, ct_loop loop, void *ctx)
 {
+    _Alignas(64) char bufs[CT_ITER_MAX_OPS - 1][TILE * TILE * 8];
+    bool packed[CT_ITER_MAX_OPS] = {false};
+    int64_t strides0[CT_ITER_MAX_OPS];
     int64_t t0 = (it->shape[0] + TILE - 1) / TILE, t1 = (it->shape[1] + TILE - 1) / TILE;
+
+    for (int op = 0; op < it->nops; op++) {
+        int64_t s0 = llabs(it->strides[0][op]), s1 = llabs(it->strides[1][op]);
+        packed[op] = op > 0 && s1 != 0 && s0 > s1 && it->item[op] <= 8;
+        strides0[op] = packed[op] ? it->item[op] : it->strides[0][op];
+    }
     for (int64_t tile = begin; tile < end; tile++) {
-        int64_t i0 = (tile % t0) * TILE, i1 = ((tile / t0) % t1) * TILE;
+        int64_t i1 = (tile % t1) * TILE, i0 = ((tile / t1) % t0) * TILE;
         int64_t outer = tile / (t0 * t1);
         char *base[CT_ITER_MAX_OPS];
         for (int op = 0; op < it->nops; op++) {
@@ -230,13 +301,21 @@ run_tiles(const iter_state *it, int64_t begin, int64_t end, ct_loop loop, void *
             }
         }
         int64_t n0 = it->shape[0] - i0 < TILE ? it->shape[0] - i0 : TILE;
-        int64_t e1 = it->shape[1] - i1 < TILE ? it->shape[1] : i1 + TILE;
-        for (int64_t j = i1; j < e1; j++) {
+        int64_t n1 = it->shape[1] - i1 < TILE ? it->shape[1] - i1 : TILE;
+        for (int op = 0; op < it->nops; op++) {
+            base[op] += i0 * it->strides[0][op] + i1 * it->strides[1][op];
+            if (packed[op]) {
+                pack_block(bufs[op - 1], base[op], it->strides[0][op],
+                           it->strides[1][op], n0, n1, it->item[op]);
+            }
+        }
+        for (int64_t j = 0; j < n1; j++) {
             char *ptr[CT_ITER_MAX_OPS];
             for (int op = 0; op < it->nops; op++) {
-                ptr[op] = base[op] + i0 * it->strides[0][op] + j * it->strides[1][op];
+                ptr[op] = packed[op] ? bufs[op - 1] + j * TILE * it->item[op]
+                                     : base[op] + j * it->strides[1][op];
             }
-            if (loop(ptr, it->strides[0], n0, ctx) < 0) {
+            if (loop(ptr, strides0, n0, ctx) < 0) {
                 return -1;
             }
         }
@@ -309,6 +388,7 @@ ct_iter_run(int nops, ct_tensor *const *ops, ct_loop loop, void *ctx)
         CT_ASSERT(ops[op]->ndim <= out->ndim);
         broadcast_strides(ops[op], it.ndim, out->sizes, it.strides, op);
         it.data[op] = ct_tensor_data(ops[op]);
+        it.item[op] = (int64_t)ct_dtype_itemsize(ops[op]->dtype);
     }
     order_dims(&it, perm);
     apply_perm(&it, perm);
