@@ -62,7 +62,7 @@ setup(
     version="0.1.0",
     description="A PyTorch-compatible tensor library with a C engine",
     package_dir={"": "python"},
-    packages=["ctorch", "ctorch.utils", "ctorch._shim.torch"],
+    packages=["ctorch", "ctorch.utils", "ctorch.autograd", "ctorch._shim.torch"],
     package_data={"ctorch": ["libctorch.so"]},
     ext_modules=[ext],
     cmdclass={"build_ext": BuildExt},

@@ -10,6 +10,13 @@
 #include "convert.h"
 
 static void (*free_hook)(ct_tensor *t);
+static void (*autograd_free)(ct_tensor *t);
+
+void
+ct__tensor_set_autograd_free(void (*fn)(ct_tensor *t))
+{
+    autograd_free = fn;
+}
 
 void
 ct_tensor_set_free_hook(void (*hook)(ct_tensor *t))
@@ -179,6 +186,9 @@ ct_tensor_decref(ct_tensor *t)
     }
     if (free_hook != NULL && t->pyobj != NULL) {
         free_hook(t);
+    }
+    if (t->ag != NULL) {
+        autograd_free(t);
     }
     ct_storage_decref(t->storage);
     ct_tensor_decref(t->base);

@@ -17,6 +17,7 @@
 
 #include "aten/cpu/cpu_impl.h"
 #include "aten/cpu/reduce_impl.h"
+#include "aten/cpu/sort_impl.h"
 #include "aten/parallel.h"
 
 #define MIN_PER_THREAD 65536
@@ -27,41 +28,6 @@ static const char *const scan_names[CT_SCAN_COUNT] = {
     CT_FORALL_SCAN_OPS(X)
 #undef X
 };
-
-/* (value, position) pairs for the sorting ops; NaN sorts last. */
-typedef struct {
-    double v;
-    int64_t i;
-} pair_f;
-
-typedef struct {
-    int64_t v;
-    int64_t i;
-} pair_i;
-
-static int
-cmp_pair_f(const void *pa, const void *pb)
-{
-    const pair_f *a = pa, *b = pb;
-    bool na = isnan(a->v), nb = isnan(b->v);
-    if (na != nb) {
-        return na ? 1 : -1;
-    }
-    if (!na && a->v != b->v) {
-        return a->v < b->v ? -1 : 1;
-    }
-    return (a->i > b->i) - (a->i < b->i);
-}
-
-static int
-cmp_pair_i(const void *pa, const void *pb)
-{
-    const pair_i *a = pa, *b = pb;
-    if (a->v != b->v) {
-        return a->v < b->v ? -1 : 1;
-    }
-    return (a->i > b->i) - (a->i < b->i);
-}
 
 static bool
 isnan_f(double v)
@@ -115,54 +81,72 @@ typedef struct {
         c->bi = bi;                                                           \
     }
 
-/* One line of n values v (kind T) into out[0] / idx[0] for median and
- * mode.  `pairs` is scratch room for n pairs. */
+/* Comparators over the positions of a line's values v (Note [libstdc++
+ * order]): mode's sorts by value alone; median's and nanmedian's order by
+ * (value, position) with NaN above every number, as torch's do. */
+#define LINE_LESS(K, T)                                                       \
+    static bool mode_less_##K(const void *ctx, int64_t x, int64_t y)          \
+    {                                                                         \
+        const T *v = ctx;                                                     \
+        return v[x] < v[y];                                                   \
+    }                                                                         \
+    static bool median_less_##K(const void *ctx, int64_t x, int64_t y)        \
+    {                                                                         \
+        const T *v = ctx;                                                     \
+        return v[x] < v[y] || (v[x] == v[y] && x < y) ||                      \
+               (isnan_##K(v[y]) && !isnan_##K(v[x]));                         \
+    }
+
+/* One line of n values v (kind T) into out[0] / idx[0] for median,
+ * nanmedian and mode, by torch 1.13's steps so that ties pick torch's
+ * index: median returns the first NaN, else selects rank (n - 1) / 2;
+ * nanmedian selects rank (non-NaN count - 1) / 2 (an all-NaN line takes
+ * what std::nth_element leaves first); mode sorts by value (std::sort,
+ * unstable) and takes the last element of the first longest run, runs
+ * split by != (so each NaN is a run of its own).  `pos` is scratch room
+ * for n positions. */
 #define LINE_OPS(K, T)                                                        \
     static void line_##K(ct_scan_op op, const T *v, int64_t n, T *out,        \
-                         int64_t *idx, pair_##K *pairs)                       \
+                         int64_t *idx, int64_t *pos)                          \
     {                                                                         \
-        switch (op) {                                                         \
-        case CT_SCAN_MEDIAN: {                                                \
+        int64_t nnan = 0;                                                     \
+        for (int64_t k = 0; k < n; k++) {                                     \
+            pos[k] = k;                                                       \
+            nnan += isnan_##K(v[k]);                                          \
+        }                                                                     \
+        if (op == CT_SCAN_MODE) {                                             \
+            ct__stl_sort(pos, n, mode_less_##K, v);                           \
+            int64_t run = 0, best = 0;                                        \
             for (int64_t k = 0; k < n; k++) {                                 \
-                if (isnan_##K(v[k])) {                                        \
-                    out[0] = v[k];                                            \
-                    idx[0] = k;                                               \
-                    return;                                                   \
+                run++;                                                        \
+                if (k == n - 1 || v[pos[k]] != v[pos[k + 1]]) {               \
+                    if (run > best) {                                         \
+                        best = run;                                           \
+                        idx[0] = pos[k];                                      \
+                    }                                                         \
+                    run = 0;                                                  \
                 }                                                             \
-                pairs[k].v = v[k];                                            \
-                pairs[k].i = k;                                               \
             }                                                                 \
-            qsort(pairs, (size_t)n, sizeof *pairs, cmp_pair_##K);             \
-            out[0] = pairs[(n - 1) / 2].v;                                    \
-            idx[0] = pairs[(n - 1) / 2].i;                                    \
-            break;                                                            \
+            out[0] = v[idx[0]];                                               \
+            return;                                                           \
         }                                                                     \
-        case CT_SCAN_MODE: {                                                  \
-            for (int64_t k = 0; k < n; k++) {                                 \
-                pairs[k].v = v[k];                                            \
-                pairs[k].i = k;                                               \
+        if (op == CT_SCAN_MEDIAN && nnan > 0) {                               \
+            int64_t k = 0;                                                    \
+            while (!isnan_##K(v[k])) {                                        \
+                k++;                                                          \
             }                                                                 \
-            qsort(pairs, (size_t)n, sizeof *pairs, cmp_pair_##K);             \
-            int64_t bestc = 0;                                                \
-            for (int64_t s = 0; s < n;) {                                     \
-                int64_t e = s + 1;                                            \
-                while (e < n && (pairs[e].v == pairs[s].v ||                  \
-                                 (isnan_##K(pairs[e].v) && isnan_##K(pairs[s].v)))) { \
-                    e++;                                                      \
-                }                                                             \
-                if (e - s > bestc) {                                          \
-                    bestc = e - s;                                            \
-                    out[0] = pairs[s].v;                                      \
-                    idx[0] = pairs[e - 1].i;                                  \
-                }                                                             \
-                s = e;                                                        \
-            }                                                                 \
-            break;                                                            \
+            out[0] = v[k];                                                    \
+            idx[0] = k;                                                       \
+            return;                                                           \
         }                                                                     \
-        default:                                                              \
-            break;                                                            \
-        }                                                                     \
+        int64_t nth = (n - nnan - 1) / 2;       /* C truncates, as C++ */     \
+        ct__stl_nth_element(pos, nth, n, median_less_##K, v);                 \
+        out[0] = v[pos[nth]];                                                 \
+        idx[0] = pos[nth];                                                    \
     }
+LINE_LESS(f, double)
+LINE_LESS(i, int64_t)
+#undef LINE_LESS
 LINE_OPS(f, double)
 LINE_OPS(i, int64_t)
 #undef LINE_OPS
@@ -271,14 +255,14 @@ scan_part(void *ctx, int tid, int nthreads)
     int64_t n = j->n;
     int64_t l0 = j->nlines * tid / nthreads, l1 = j->nlines * (tid + 1) / nthreads;
     size_t nb = (size_t)(n > 0 ? n : 1);
-    void *vals = NULL, *res = NULL, *pairs = NULL;
-    int64_t *idx = NULL;
+    void *vals = NULL, *res = NULL;
+    int64_t *idx = NULL, *pos = NULL;
     if (j->per_line) {
         vals = malloc(nb * 8);
         res = malloc(nb * 8);
         idx = malloc(nb * 8);
-        pairs = malloc(nb * 16);
-        if (vals == NULL || res == NULL || idx == NULL || pairs == NULL) {
+        pos = malloc(nb * sizeof *pos);
+        if (vals == NULL || res == NULL || idx == NULL || pos == NULL) {
             j->failed = true;
             goto done;
         }
@@ -307,11 +291,11 @@ scan_part(void *ctx, int tid, int nthreads)
         }
         if (j->isint) {
             ct__reduce_read_i64(j->in->dtype, ib + ioff, ist, n, vals);
-            line_i(j->op, vals, n, res, idx, pairs);
+            line_i(j->op, vals, n, res, idx, pos);
         }
         else {
             ct__reduce_read_f64(j->in->dtype, ib + ioff, ist, n, vals);
-            line_f(j->op, vals, n, res, idx, pairs);
+            line_f(j->op, vals, n, res, idx, pos);
         }
         ct__write_converted(odt, ob + ooff, 0, 1, res, !j->isint);
         if (xdst) {
@@ -322,14 +306,14 @@ done:
     free(vals);
     free(res);
     free(idx);
-    free(pairs);
+    free(pos);
 }
 
 static bool
 scan_has_indices(ct_scan_op op)
 {
     return op == CT_SCAN_CUMMAX || op == CT_SCAN_CUMMIN || op == CT_SCAN_MEDIAN ||
-           op == CT_SCAN_MODE;
+           op == CT_SCAN_NANMEDIAN || op == CT_SCAN_MODE;
 }
 
 ct_tensor *
@@ -340,7 +324,8 @@ ct_scan(ct_scan_op op, const ct_tensor *t, int64_t dim, bool keepdim, ct_dtype d
     ct_tensor *in = NULL, *out = NULL, *idx = NULL;
     int64_t oshape[CT_MAX_DIMS];
     int ond = 0;
-    bool per_line = op == CT_SCAN_MEDIAN || op == CT_SCAN_MODE;
+    bool per_line =
+        op == CT_SCAN_MEDIAN || op == CT_SCAN_NANMEDIAN || op == CT_SCAN_MODE;
 
     if (indices) {
         *indices = NULL;
@@ -361,10 +346,10 @@ ct_scan(ct_scan_op op, const ct_tensor *t, int64_t dim, bool keepdim, ct_dtype d
     static const char *const missing_half[CT_SCAN_COUNT] = {
         [CT_SCAN_CUMSUM] = "cumsum_out_cpu", [CT_SCAN_CUMPROD] = "cumprod_out_cpu",
         [CT_SCAN_CUMMAX] = "cummax_cpu",     [CT_SCAN_CUMMIN] = "cummin_cpu",
-        [CT_SCAN_MEDIAN] = "median_out",
+        [CT_SCAN_MEDIAN] = "median_out", [CT_SCAN_NANMEDIAN] = "median_out",
     };
     if ((cdt == CT_DTYPE_FLOAT16 && missing_half[op]) ||
-        (op == CT_SCAN_MEDIAN && cdt == CT_DTYPE_BOOL)) {
+        ((op == CT_SCAN_MEDIAN || op == CT_SCAN_NANMEDIAN) && cdt == CT_DTYPE_BOOL)) {
         ct_error(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", missing_half[op],
                  ct_dtype_table[cdt].legacy);
         return NULL;
@@ -379,8 +364,9 @@ ct_scan(ct_scan_op op, const ct_tensor *t, int64_t dim, bool keepdim, ct_dtype d
     }
     int64_t n = t->ndim ? t->sizes[d] : 1;
     if (per_line && n == 0 && t->ndim > 0) {
+        /* nanmedian shares median's kernel and its message */
         ct_error(CT_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.",
-                 name, d);
+                 op == CT_SCAN_NANMEDIAN ? "median" : name, d);
         return NULL;
     }
     for (int k = 0; k < t->ndim; k++) {
@@ -496,10 +482,18 @@ ct_mode(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
     return two_results(CT_SCAN_MODE, t, dim, keepdim, values, indices);
 }
 
-/* Median of all elements: the flattened tensor's median along dim 0, as a
- * 0-dim tensor; NaN (or the dtype's conversion of it) when empty. */
-ct_tensor *
-ct_median(const ct_tensor *t)
+int
+ct_nanmedian_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
+                 ct_tensor **indices)
+{
+    return two_results(CT_SCAN_NANMEDIAN, t, dim, keepdim, values, indices);
+}
+
+/* Median (op CT_SCAN_MEDIAN) or nanmedian of all elements: the flattened
+ * tensor's along dim 0, as a 0-dim tensor; NaN (or the dtype's conversion
+ * of it, e.g. INT64_MIN) when empty. */
+static ct_tensor *
+median_all(ct_scan_op op, const ct_tensor *t)
 {
     if (t->dtype == CT_DTYPE_FLOAT16 || t->dtype == CT_DTYPE_BOOL) {
         ct_error(CT_ERR_RUNTIME, "\"median_cpu\" not implemented for '%s'",
@@ -507,14 +501,32 @@ ct_median(const ct_tensor *t)
         return NULL;
     }
     if (t->numel == 0) {
-        return ct_full(0, NULL, ct_scalar_float(NAN), t->dtype);
+        /* NaN as torch's static_cast makes it (x86's for integers) */
+        double nan = NAN;
+        ct_tensor *r = ct_empty(0, NULL, t->dtype, ct_tensor_device(t));
+        if (r != NULL) {
+            ct__write_converted(t->dtype, ct_tensor_data(r), 0, 1, &nan, true);
+        }
+        return r;
     }
     int64_t n = t->numel;
     ct_tensor *flat = ct_reshape(t, 1, &n);
     if (flat == NULL) {
         return NULL;
     }
-    ct_tensor *r = ct_scan(CT_SCAN_MEDIAN, flat, 0, false, CT_DTYPE_COUNT, NULL);
+    ct_tensor *r = ct_scan(op, flat, 0, false, CT_DTYPE_COUNT, NULL);
     ct_tensor_decref(flat);
     return r;
+}
+
+ct_tensor *
+ct_median(const ct_tensor *t)
+{
+    return median_all(CT_SCAN_MEDIAN, t);
+}
+
+ct_tensor *
+ct_nanmedian(const ct_tensor *t)
+{
+    return median_all(CT_SCAN_NANMEDIAN, t);
 }

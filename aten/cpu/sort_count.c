@@ -1,4 +1,5 @@
-/* aten/cpu/sort_count.c -- unique, histc and bincount.
+/* aten/cpu/sort_count.c -- unique (of all elements; along a dim in
+ * sort_unique.c), histc and bincount.
  *
  * unique sorts (key, index) pairs of the flattened input with the radix
  * sort of sort.c and walks the runs of equal keys (Note [Sort keys]); an

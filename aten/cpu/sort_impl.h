@@ -95,6 +95,15 @@ extern const ct__sort_fill_fn ct__sort_fill_fns[CT_DTYPE_COUNT];
  * whichever of a and tmp holds the result. */
 ct__kv *ct__sort_radix(ct__kv *a, ct__kv *tmp, int64_t n);
 
+/* Note [libstdc++ order] (sort_stl.c): std::sort and std::nth_element step
+ * for step, for the kernels whose choice among ties torch leaves to them.
+ * less(ctx, x, y) compares two elements (int64: positions, row numbers). */
+typedef bool (*ct__stl_less_fn)(const void *ctx, int64_t x, int64_t y);
+void ct__stl_sort(int64_t *a, int64_t n, ct__stl_less_fn less, const void *ctx);
+/* Element nth of the sorted order at a[nth], smaller ones before it. */
+void ct__stl_nth_element(int64_t *a, int64_t nth, int64_t n, ct__stl_less_fn less,
+                         const void *ctx);
+
 /* The "not implemented for" check of the family: non-quantized dtypes,
  * bool and float16 only when allow_bool (torch's topk and kthvalue have
  * neither).  0, or -1 with RuntimeError. */

@@ -535,6 +535,13 @@ ctpy_parse_overloads(ctpy_sig **sigs, int nsigs, PyObject *const *args,
             return rc < 0 ? -1 : i;
         }
     }
+    return ctpy_overload_error(sigs, nsigs, args, nargs, kwnames);
+}
+
+int
+ctpy_overload_error(ctpy_sig **sigs, int nsigs, PyObject *const *args, Py_ssize_t nargs,
+                    PyObject *kwnames)
+{
     /* torch's message: what was given, and every signature */
     PyObject *got = PyUnicode_FromString("");
     for (Py_ssize_t i = 0; got && i < nargs; i++) {

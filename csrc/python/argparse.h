@@ -81,6 +81,10 @@ int ctpy_parse(ctpy_sig *sig, PyObject *const *args, Py_ssize_t nargs,
  * with a TypeError listing them all. */
 int ctpy_parse_overloads(ctpy_sig **sigs, int nsigs, PyObject *const *args,
                          Py_ssize_t nargs, PyObject *kwnames, ctpy_arg *vals);
+/* The TypeError of ctpy_parse_overloads when no overload matches (for a
+ * binding that rejects a match by its own rule); returns -1. */
+int ctpy_overload_error(ctpy_sig **sigs, int nsigs, PyObject *const *args,
+                        Py_ssize_t nargs, PyObject *kwnames);
 void ctpy_release(ctpy_sig *sig, ctpy_arg *vals);
 
 /* Converters, usable on their own. */

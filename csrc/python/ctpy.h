@@ -93,6 +93,9 @@ int ctpy_div_op(PyObject *rounding_mode, ct_binary_op *op);
 /* errors.c */
 PyObject *ctpy_raise(void);         /* ct error -> exception; returns NULL */
 int ctpy_raise_int(void);           /* same, returns -1 */
+/* Add the exception classes of the ct error codes that are not builtins
+ * (_LinAlgError) to module m; 0 or -1. */
+int ctpy_errors_add_to_module(PyObject *m);
 int ctpy_flush_warnings(void);      /* ct warnings -> UserWarning; -1 on error */
 /* Steal-free wrap of an op result: NULL -> raise; else wrap, drop our ref. */
 PyObject *ctpy_result(ct_tensor *t);
@@ -162,6 +165,9 @@ PyObject *ctpy_from_dlpack_capsule(PyObject *self, PyObject *capsule);
  * happens; returns a new reference or NULL. */
 PyObject *ctpy_return_pair(const char *name, int rc, ct_tensor *values,
                            ct_tensor *indices);
+/* _C._return_types(module): every pair type, by op name, with __module__
+ * set to `module` (Note [Pickling return types]); a new dict. */
+PyObject *ctpy_return_types(PyObject *mod, PyObject *module);
 /* A torch function's implementation called as a method: self goes first. */
 typedef PyObject *(*ctpy_impl_fn)(PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames);
@@ -170,6 +176,10 @@ PyObject *ctpy_with_self(ctpy_impl_fn impl, PyObject *self, PyObject *const *arg
 
 /* functions.c */
 extern PyMethodDef ctpy_functions[];
+
+/* autograd.c */
+int ctpy_autograd_init(PyObject *m);
+PyObject *ctpy_node_wrap(ct_node *n);       /* grad_fn objects (None for NULL) */
 
 /* Note [Method tables]
  * Op families keep their Tensor methods and torch functions in their own
@@ -182,7 +192,8 @@ extern PyMethodDef ctpy_functions[];
     X(linalg)                   \
     X(shape)                    \
     X(index)                    \
-    X(sort)
+    X(sort)                     \
+    X(autograd)
 
 #define X(F)                                                               \
     extern PyMethodDef ctpy_##F##_methods[] __attribute__((weak));         \

@@ -2,7 +2,10 @@
  * them.  The exception class for each code comes from CT_ERROR_MAP. */
 #include "ctpy.h"
 
-static PyObject **
+/* torch._C._LinAlgError, made by ctpy_errors_add_to_module. */
+static PyObject *linalg_error;
+
+static PyObject *
 exception_for(ct_errcode code)
 {
     static PyObject **table[CT_ERR_COUNT] = {
@@ -15,8 +18,28 @@ exception_for(ct_errcode code)
         [CT_ERR_NOTIMPL] = &PyExc_NotImplementedError,
         [CT_ERR_OVERFLOW] = &PyExc_OverflowError,
         [CT_ERR_ZERODIV] = &PyExc_ZeroDivisionError,
+        [CT_ERR_LINALG] = &linalg_error,
     };
-    return table[code];
+    PyObject *exc = *table[code];
+    return exc != NULL ? exc : PyExc_RuntimeError;
+}
+
+PyDoc_STRVAR(linalg_error_doc,
+             "Error raised by torch.linalg function when the cause of error is a "
+             "numerical inconsistency in the data.");
+
+int
+ctpy_errors_add_to_module(PyObject *m)
+{
+    if (linalg_error == NULL) {
+        linalg_error = PyErr_NewExceptionWithDoc("ctorch._C._LinAlgError",
+                                                 linalg_error_doc,
+                                                 PyExc_RuntimeError, NULL);
+        if (linalg_error == NULL) {
+            return -1;
+        }
+    }
+    return PyModule_AddObjectRef(m, "_LinAlgError", linalg_error);
 }
 
 int
@@ -38,7 +61,7 @@ ctpy_raise(void)
 {
     ct_errcode code = ct_error_code();
     /* a MemoryError subclass check is not needed: the code decides */
-    PyErr_SetString(*exception_for(code), ct_error_message());
+    PyErr_SetString(exception_for(code), ct_error_message());
     ct_error_clear();
     char buf[512];
     while (ct_warning_pop(buf, sizeof buf)) {

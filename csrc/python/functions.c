@@ -227,7 +227,7 @@ like(int kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
     ct_tensor *t = ct_empty_strided(in->ndim, in->sizes, strides, dtype, ct_device_cpu());
     if (t != NULL && kind != 2) {
         ct_scalar val = kind == 0 ? ct_scalar_int(0) : kind == 1 ? ct_scalar_int(1) : v[1].s;
-        if (ct_fill_(t, val) < 0) {
+        if (ctag_fill_(t, val) < 0) {
             ct_tensor_decref(t);
             t = NULL;
         }
@@ -463,17 +463,14 @@ binary_fn(ct_binary_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw
     int64_t numel = v[0].t->numel + v[1].t->numel;
     if (numel > CTPY_GIL_NUMEL) {
         Py_BEGIN_ALLOW_THREADS
-        r = ct_binary(op, v[0].t, v[1].t, alpha, out, out ? CT_OUT_GIVEN : CT_OUT_NEW);
+        r = ctag_binary(op, v[0].t, v[1].t, alpha, out, out ? CT_OUT_GIVEN : CT_OUT_NEW);
         Py_END_ALLOW_THREADS
     }
     else {
-        r = ct_binary(op, v[0].t, v[1].t, alpha, out, out ? CT_OUT_GIVEN : CT_OUT_NEW);
+        r = ctag_binary(op, v[0].t, v[1].t, alpha, out, out ? CT_OUT_GIVEN : CT_OUT_NEW);
     }
     ctpy_release(sig, v);
-    if (r != NULL && out != NULL) {
-        ctpy_bump(r);
-    }
-    return ctpy_result(r);
+    return ctpy_result(r);      /* ctag_binary bumped an out= version */
 }
 
 FN(fn_add) { (void)self; return binary_fn(CT_BINARY_ADD, args, nargs, kwnames); }

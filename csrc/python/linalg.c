@@ -1,7 +1,8 @@
 /* csrc/python/linalg.c -- Tensor methods and torch functions of the linear
  * algebra family (Note [Method tables] in ctpy.h): matmul and `@`, mm,
  * bmm, mv, dot, vdot, outer, ger, addmm, addmv, baddbmm, addbmm, addr (with
- * their in-place forms), tril, triu, diag, trace.  Each binding parses
+ * their in-place forms), tril, triu, diag, trace, einsum, and the torch.linalg
+ * functions svdvals, matrix_norm and norm.  Each binding parses
  * with a torch-style signature, calls the C op (GIL released for large
  * operands) and wraps the result. */
 #include "argparse.h"
@@ -43,6 +44,22 @@ typedef ct_tensor *(*product_fn)(const ct_tensor *, const ct_tensor *, ct_tensor
 
 #define ct_ger ct_outer
 
+/* The op each binding calls: autograd's where it records a derivative
+ * (csrc/autograd/), the kernel otherwise. */
+#define OPFN_matmul ctag_matmul
+#define OPFN_mm ctag_mm
+#define OPFN_bmm ct_bmm
+#define OPFN_mv ct_mv
+#define OPFN_dot ct_dot
+#define OPFN_vdot ct_vdot
+#define OPFN_outer ct_outer
+#define OPFN_ger ct_outer
+#define OPFN_addmm ctag_addmm
+#define OPFN_addmv ct_addmv
+#define OPFN_baddbmm ct_baddbmm
+#define OPFN_addbmm ct_addbmm
+#define OPFN_addr ct_addr
+
 static PyObject *
 product_call(product_fn fn, ct_tensor *a, ct_tensor *b, ct_tensor *out)
 {
@@ -59,7 +76,7 @@ product_call(product_fn fn, ct_tensor *a, ct_tensor *b, ct_tensor *out)
         if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {                   \
             return NULL;                                                       \
         }                                                                      \
-        return product_call(ct_##NAME, SELF, v[0].t, NULL);                    \
+        return product_call(OPFN_##NAME, SELF, v[0].t, NULL);                    \
     }                                                                          \
     static PyObject *fn_##NAME(FASTCALL_ARGS)                                  \
     {                                                                          \
@@ -69,7 +86,7 @@ product_call(product_fn fn, ct_tensor *a, ct_tensor *b, ct_tensor *out)
         if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {                   \
             return NULL;                                                       \
         }                                                                      \
-        return product_call(ct_##NAME, v[0].t, v[1].t, v[2].is_none ? NULL : v[2].t); \
+        return product_call(OPFN_##NAME, v[0].t, v[1].t, v[2].is_none ? NULL : v[2].t); \
     }
 FORALL_PRODUCTS(X)
 #undef X
@@ -82,7 +99,7 @@ t_matmul_op(PyObject *self, PyObject *other)
     if (!ctpy_is_tensor(self) || !ctpy_is_tensor(other)) {
         Py_RETURN_NOTIMPLEMENTED;
     }
-    return product_call(ct_matmul, SELF, ctpy_tensor(other), NULL);
+    return product_call(ctag_matmul, SELF, ctpy_tensor(other), NULL);
 }
 
 static PyObject *
@@ -91,7 +108,7 @@ t_rmatmul_op(PyObject *self, PyObject *other)
     if (!ctpy_is_tensor(self) || !ctpy_is_tensor(other)) {
         Py_RETURN_NOTIMPLEMENTED;
     }
-    return product_call(ct_matmul, ctpy_tensor(other), SELF, NULL);
+    return product_call(ctag_matmul, ctpy_tensor(other), SELF, NULL);
 }
 
 /* --- beta * self + alpha * product ------------------------------------- */
@@ -128,7 +145,7 @@ addprod_call(addprod_fn fn, ct_tensor *self_t, const ctpy_arg *v, ct_tensor *out
         if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {                   \
             return NULL;                                                       \
         }                                                                      \
-        return addprod_call(ct_##NAME, SELF, v, NULL, CT_OUT_NEW);             \
+        return addprod_call(OPFN_##NAME, SELF, v, NULL, CT_OUT_NEW);             \
     }                                                                          \
     static PyObject *t_##NAME##_(FASTCALL_ARGS)                                \
     {                                                                          \
@@ -138,7 +155,7 @@ addprod_call(addprod_fn fn, ct_tensor *self_t, const ctpy_arg *v, ct_tensor *out
         if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {                   \
             return NULL;                                                       \
         }                                                                      \
-        return addprod_call(ct_##NAME, SELF, v, SELF, CT_OUT_INPLACE);         \
+        return addprod_call(OPFN_##NAME, SELF, v, SELF, CT_OUT_INPLACE);         \
     }                                                                          \
     static PyObject *fn_##NAME(FASTCALL_ARGS)                                  \
     {                                                                          \
@@ -150,7 +167,7 @@ addprod_call(addprod_fn fn, ct_tensor *self_t, const ctpy_arg *v, ct_tensor *out
             return NULL;                                                       \
         }                                                                      \
         ct_tensor *out = v[5].is_none ? NULL : v[5].t;                         \
-        return addprod_call(ct_##NAME, v[0].t, v + 1, out,                     \
+        return addprod_call(OPFN_##NAME, v[0].t, v + 1, out,                     \
                             out ? CT_OUT_GIVEN : CT_OUT_NEW);                  \
     }
 FORALL_ADDPRODS(X)
@@ -305,6 +322,104 @@ fn_einsum(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwn
     return ctpy_result(r);
 }
 
+/* --- singular values and norms (torch.linalg) ---------------------------- */
+static PyObject *
+fn_linalg_svdvals(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("linalg_svdvals(Tensor A, *, str? driver=None, "
+                                   "Tensor? out=None)");
+    ctpy_arg v[3];
+    ct_tensor *r;
+    (void)self;
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    if (!v[1].is_none) {
+        PyErr_SetString(PyExc_RuntimeError, "torch.linalg.svd: keyword argument "
+                        "`driver=` is only supported on CUDA inputs with cuSOLVER "
+                        "backend.");
+        return NULL;
+    }
+    ct_tensor *out = v[2].is_none ? NULL : v[2].t;
+    RUN_OP(r, v[0].t->numel, ct_linalg_svdvals(v[0].t, out));
+    return finish(r, out);
+}
+
+/* The ord of an overload that matched: parameter 1 is a Scalar (overload 0)
+ * or a str (overload 1; `dflt` when not given). */
+static int
+norm_ord(int which, const ctpy_arg *a, const char *dflt, ct_norm_ord *ord)
+{
+    ord->str = NULL;
+    ord->p = 0;
+    if (which == 0) {
+        ord->p = ct_scalar_to_double(a->s);
+        return 0;
+    }
+    ord->str = a->given ? PyUnicode_AsUTF8(a->obj) : dflt;
+    return ord->str != NULL ? 0 : -1;
+}
+
+/* torch's two overloads of a norm: a numeric ord, or a named one. */
+#define NORM_SIG(NAME, ORD_SCALAR, ORD_STR, DIM)                                \
+    static ctpy_sig NAME##_s0 = CTPY_SIG(#NAME "(Tensor input, " ORD_SCALAR ", " DIM \
+                                         ", bool keepdim=False, *, "           \
+                                         "ScalarType? dtype=None, Tensor? out=None)"); \
+    static ctpy_sig NAME##_s1 = CTPY_SIG(#NAME "(Tensor input, " ORD_STR ", " DIM \
+                                         ", bool keepdim=False, *, "           \
+                                         "ScalarType? dtype=None, Tensor? out=None)"); \
+    static ctpy_sig *NAME##_sigs[] = {&NAME##_s0, &NAME##_s1}
+
+NORM_SIG(linalg_matrix_norm, "Scalar ord", "str ord='fro'", "int[] dim=[]");
+NORM_SIG(linalg_norm, "Scalar? ord=None", "str ord", "int[]? dim=None");
+
+static PyObject *
+fn_linalg_matrix_norm(FASTCALL_ARGS)
+{
+    static const int64_t last_two[2] = {-2, -1};
+    ctpy_arg v[6];
+    ct_norm_ord ord;
+    ct_tensor *r;
+    (void)self;
+    int which = ctpy_parse_overloads(linalg_matrix_norm_sigs, 2, args, nargs, kwnames, v);
+    if (which < 0 || norm_ord(which, &v[1], "fro", &ord) < 0) {
+        return NULL;
+    }
+    /* dim is torch's int[] here: a lone int matches no overload */
+    if (v[2].given && PyLong_Check(v[2].obj)) {
+        ctpy_overload_error(linalg_matrix_norm_sigs, 2, args, nargs, kwnames);
+        return NULL;
+    }
+    /* dim=(-2, -1) unless given */
+    const int64_t *dims = v[2].given ? v[2].list : last_two;
+    int nd = v[2].given ? v[2].n : 2;
+    ct_dtype dt = v[4].is_none ? CT_DTYPE_COUNT : v[4].dtype;
+    ct_tensor *out = v[5].is_none ? NULL : v[5].t;
+    RUN_OP(r, v[0].t->numel,
+           ct_linalg_matrix_norm(v[0].t, ord, nd, dims, v[3].b, dt, out));
+    return finish(r, out);
+}
+
+static PyObject *
+fn_linalg_norm(FASTCALL_ARGS)
+{
+    ctpy_arg v[6];
+    ct_norm_ord ord;
+    ct_tensor *r;
+    (void)self;
+    int which = ctpy_parse_overloads(linalg_norm_sigs, 2, args, nargs, kwnames, v);
+    if (which < 0 || norm_ord(which, &v[1], NULL, &ord) < 0) {
+        return NULL;
+    }
+    const ct_norm_ord *op = which == 0 && v[1].is_none ? NULL : &ord;
+    const int64_t *dims = v[2].is_none ? NULL : v[2].list;
+    ct_dtype dt = v[4].is_none ? CT_DTYPE_COUNT : v[4].dtype;
+    ct_tensor *out = v[5].is_none ? NULL : v[5].t;
+    RUN_OP(r, v[0].t->numel,
+           ct_linalg_norm(v[0].t, op, v[2].is_none ? 0 : v[2].n, dims, v[3].b, dt, out));
+    return finish(r, out);
+}
+
 PyMethodDef ctpy_linalg_methods[] = {
 #define X(NAME, MSIG, FSIG) METH(#NAME, t_##NAME, MSIG " -> Tensor"),
     FORALL_PRODUCTS(X)
@@ -335,5 +450,17 @@ PyMethodDef ctpy_linalg_functions[] = {
     METH("diag", fn_diag, NULL),
     METH("trace", fn_trace, NULL),
     METH("einsum", fn_einsum, "einsum(equation, *operands) -> Tensor"),
+    METH("_linalg_svdvals", fn_linalg_svdvals,
+         "linalg.svdvals(A, *, driver=None, out=None) -> Tensor\n\n"
+         "Computes the singular values of a matrix (float32 / float64, batched),\n"
+         "in descending order."),
+    METH("_linalg_matrix_norm", fn_linalg_matrix_norm,
+         "linalg.matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, "
+         "dtype=None, out=None) -> Tensor\n\n"
+         "Computes a matrix norm: ord 'fro', 'nuc', inf, -inf, 1, -1, 2 or -2."),
+    METH("_linalg_norm", fn_linalg_norm,
+         "linalg.norm(A, ord=None, dim=None, keepdim=False, *, out=None, "
+         "dtype=None) -> Tensor\n\n"
+         "Computes a vector or matrix norm."),
     {NULL, NULL, 0, NULL},
 };

@@ -265,7 +265,7 @@ ctpy_tensor_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0 || require_numpy() < 0) {
         return NULL;
     }
-    if ((t->flags & CT_TENSOR_REQUIRES_GRAD) && !v[0].b) {
+    if (ct_requires_grad(t) && !v[0].b) {
         PyErr_SetString(PyExc_RuntimeError, "Can't call numpy() on Tensor that "
                         "requires grad. Use tensor.detach().numpy() instead.");
         return NULL;

@@ -17,11 +17,11 @@ run_unary(ct_unary_op op, ct_tensor *t, ct_tensor *out, ct_out_mode mode)
     ct_tensor *r;
     if (t->numel > CTPY_GIL_NUMEL) {
         Py_BEGIN_ALLOW_THREADS
-        r = ct_unary(op, t, out, mode);
+        r = ctag_unary(op, t, out, mode);
         Py_END_ALLOW_THREADS
     }
     else {
-        r = ct_unary(op, t, out, mode);
+        r = ctag_unary(op, t, out, mode);
     }
     return r;
 }
@@ -33,22 +33,20 @@ run_binary(ct_binary_op op, ct_tensor *a, ct_tensor *b, ct_tensor *out,
     ct_tensor *r;
     if (a->numel + b->numel > CTPY_GIL_NUMEL) {
         Py_BEGIN_ALLOW_THREADS
-        r = ct_binary(op, a, b, ct_scalar_int(1), out, mode);
+        r = ctag_binary(op, a, b, ct_scalar_int(1), out, mode);
         Py_END_ALLOW_THREADS
     }
     else {
-        r = ct_binary(op, a, b, ct_scalar_int(1), out, mode);
+        r = ctag_binary(op, a, b, ct_scalar_int(1), out, mode);
     }
     return r;
 }
 
-/* The result of an in-place or out= op: the written tensor, version bumped. */
+/* The result of an in-place or out= op: the written tensor (the ctag_ op
+ * bumped its version). */
 static PyObject *
 written(ct_tensor *r)
 {
-    if (r != NULL) {
-        ctpy_bump(r);
-    }
     return ctpy_result(r);
 }
 
@@ -216,7 +214,7 @@ fn_where(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    ct_tensor *r = ct_where(v[0].t, v[1].t, v[2].t);
+    ct_tensor *r = ctag_where(v[0].t, v[1].t, v[2].t);
     ctpy_release(&sig, v);
     return ctpy_result(r);
 }
@@ -229,7 +227,7 @@ t_where(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    ct_tensor *r = ct_where(v[0].t, ctpy_tensor(self), v[1].t);
+    ct_tensor *r = ctag_where(v[0].t, ctpy_tensor(self), v[1].t);
     ctpy_release(&sig, v);
     return ctpy_result(r);
 }
@@ -269,14 +267,13 @@ masked_fill(PyObject *target, bool inplace, PyObject *const *args, Py_ssize_t na
     if (t == NULL) {
         return ctpy_raise();
     }
-    if (ct_masked_fill_(t, v[0].t, value) < 0) {
+    if (ctag_masked_fill_(t, v[0].t, value) < 0) {
         if (!inplace) {
             ct_tensor_decref(t);
         }
         return ctpy_raise();
     }
     if (inplace) {
-        ctpy_bump(t);
         ct_tensor_incref(t);
     }
     return ctpy_result(t);
@@ -316,11 +313,11 @@ clamp(PyObject *input, bool inplace, const ctpy_arg *v, const ctpy_arg *out)
     ct_tensor *t = ctpy_tensor(input), *r;
     ct_tensor *lo = v[0].is_none ? NULL : v[0].t, *hi = v[1].is_none ? NULL : v[1].t;
     if (inplace) {
-        r = ct_clamp(t, lo, hi, t, CT_OUT_INPLACE);
+        r = ctag_clamp(t, lo, hi, t, CT_OUT_INPLACE);
     }
     else {
         bool has_out = out != NULL && !out->is_none;
-        r = ct_clamp(t, lo, hi, has_out ? out->t : NULL, has_out ? CT_OUT_GIVEN : CT_OUT_NEW);
+        r = ctag_clamp(t, lo, hi, has_out ? out->t : NULL, has_out ? CT_OUT_GIVEN : CT_OUT_NEW);
         inplace = has_out;
     }
     return inplace ? written(r) : ctpy_result(r);
@@ -376,12 +373,11 @@ nan_to_num(PyObject *input, const ctpy_arg *v, bool inplace)
     if (r == NULL || !inplace) {
         return ctpy_result(r);
     }
-    int rc = ct_copy_(t, r);
+    int rc = ctag_copy_(t, r);
     ct_tensor_decref(r);
     if (rc < 0) {
         return ctpy_raise();
     }
-    ctpy_bump(t);
     return Py_NewRef(input);
 }
 
@@ -482,6 +478,7 @@ fn_round_decimals(FASTCALL_ARGS)
     if (rc < 0) {
         return ctpy_raise();
     }
+    ctpy_bump(out);
     ct_tensor_incref(out);
     return written(out);
 }

@@ -21,7 +21,8 @@
 #define RUN_OP(numel, call) CTPY_RUN(numel, call)
 
 /* --- torch.return_types --------------------------------------------------- */
-#define FORALL_RETURN_TYPES(X) X(max) X(min) X(median) X(mode) X(cummax) X(cummin)
+#define FORALL_RETURN_TYPES(X) \
+    X(max) X(min) X(median) X(nanmedian) X(mode) X(cummax) X(cummin)
 
 typedef enum {
 #define X(N) RT_##N,
@@ -97,7 +98,7 @@ dtype_of(const ctpy_arg *a)
         }                                                                     \
         const int64_t *dims = dims_of(&v[1], &nd);                            \
         ct_dtype dt = sig.nparams > 4 ? dtype_of(&v[3]) : CT_DTYPE_COUNT;     \
-        RUN_OP(v[0].t->numel, r = ct_reduce(OP, v[0].t, nd, dims, v[2].b, dt, \
+        RUN_OP(v[0].t->numel, r = ctag_reduce(OP, v[0].t, nd, dims, v[2].b, dt, \
                                             NULL, NULL));                     \
         return with_out(r, &v[sig.nparams - 1]);                              \
     }
@@ -172,11 +173,11 @@ best(FASTCALL, ct_reduce_op op, rt_kind kind, ctpy_sig **sigs)
         return ctpy_result(r);
     }
     if (which == 0) {
-        RUN_OP(v[0].t->numel, r = ct_reduce(op, v[0].t, 0, NULL, false, CT_DTYPE_COUNT,
+        RUN_OP(v[0].t->numel, r = ctag_reduce(op, v[0].t, 0, NULL, false, CT_DTYPE_COUNT,
                                             NULL, NULL));
         return ctpy_result(r);
     }
-    RUN_OP(v[0].t->numel, r = ct_reduce(op, v[0].t, 1, &v[1].i, v[2].b, CT_DTYPE_COUNT,
+    RUN_OP(v[0].t->numel, r = ctag_reduce(op, v[0].t, 1, &v[1].i, v[2].b, CT_DTYPE_COUNT,
                                         NULL, &idx));
     return pair_result(kind, r ? 0 : -1, r, idx);
 }
@@ -307,24 +308,39 @@ VAR_MEAN_OP(std_mean, true)
 #undef VAR_SIGS
 
 /* --- norms ----------------------------------------------------------------- */
-/* p of torch.norm: a number, "fro" (2 over the given dims), None (2). */
-static int
-norm_p(PyObject *o, double *p)
+/* torch.norm with a named p (torch/functional.py): "fro" is frobenius_norm
+ * (the 2-norm over all dims when neither dim, out nor dtype is given) and
+ * "nuc" nuclear_norm; neither takes dtype=. */
+static PyObject *
+norm_named(const char *p, const ctpy_arg *v)
 {
-    if (o == NULL || o == Py_None) {
-        *p = 2;
-        return 0;
+    bool fro = strcmp(p, "fro") == 0;
+    int nd = v[2].is_none ? 0 : v[2].n;
+    int64_t all[CT_MAX_DIMS];
+    const int64_t *dims = v[2].is_none ? NULL : v[2].list;
+    ct_tensor *t = v[0].t, *r;
+
+    if (!fro && strcmp(p, "nuc") != 0) {
+        PyErr_Format(PyExc_RuntimeError, "only valid string values are 'fro' and "
+                     "'nuc', found %s", p);
+        return NULL;
     }
-    if (PyUnicode_Check(o)) {
-        if (PyUnicode_CompareWithASCIIString(o, "fro") == 0) {
-            *p = 2;
-            return 0;
+    if (!v[4].is_none) {
+        PyErr_Format(PyExc_ValueError, "dtype argument is not supported in %s norm",
+                     fro ? "frobenius" : "nuclear");
+        return NULL;
+    }
+    if (fro && dims == NULL && !v[5].is_none) {
+        /* with out=, torch passes every dim explicitly (at most 2 allowed) */
+        for (int d = 0; d < t->ndim; d++) {
+            all[d] = d;
         }
-        PyErr_Format(PyExc_RuntimeError, "ctorch: norm with p=%R is not supported", o);
-        return -1;
+        nd = t->ndim;
+        dims = all;
     }
-    *p = PyFloat_AsDouble(o);
-    return (*p == -1 && PyErr_Occurred()) ? -1 : 0;
+    RUN_OP(t->numel, r = fro ? ct_frobenius_norm(t, nd, dims, v[3].b)
+                             : ct_nuclear_norm(t, nd, dims, v[3].b));
+    return with_out(r, &v[5]);
 }
 
 static PyObject *
@@ -334,11 +350,22 @@ impl_norm(FASTCALL)
                                    "bool keepdim=False, *, ScalarType? dtype=None, "
                                    "Tensor? out=None)");
     ctpy_arg v[6];
-    double p;
+    double p = 2;
     int nd;
     ct_tensor *r;
-    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0 || norm_p(v[1].obj, &p) < 0) {
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
+    }
+    /* p defaults to "fro"; an explicit None is the 2-norm */
+    if (!v[1].given || PyUnicode_Check(v[1].obj)) {
+        const char *name = v[1].given ? PyUnicode_AsUTF8(v[1].obj) : "fro";
+        return name != NULL ? norm_named(name, v) : NULL;
+    }
+    if (!v[1].is_none) {
+        p = PyFloat_AsDouble(v[1].obj);
+        if (p == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
     }
     const int64_t *dims = dims_of(&v[2], &nd);
     RUN_OP(v[0].t->numel, r = ct_vector_norm(v[0].t, p, nd, dims, v[3].b,
@@ -418,33 +445,38 @@ PAIR_OP(mode, "mode(Tensor input, int dim=-1, bool keepdim=False)",
         ct_mode(v[0].t, v[1].i, v[2].b, &a, &b))
 #undef PAIR_OP
 
-static PyObject *
-impl_median(FASTCALL)
-{
-    static ctpy_sig s0 = CTPY_SIG("median(Tensor input)");
-    static ctpy_sig s1 = CTPY_SIG("median(Tensor input, int dim, bool keepdim=False)");
-    static ctpy_sig *sigs[] = {&s0, &s1};
-    ctpy_arg v[3];
-    ct_tensor *a = NULL, *b = NULL;
-    int rc;
-    int which = ctpy_parse_overloads(sigs, 2, args, nargs, kwnames, v);
-    if (which < 0) {
-        return NULL;
+/* median / nanmedian: of all elements, or along dim as a named tuple */
+#define MEDIAN_OP(NAME, ALL, DIM)                                             \
+    static PyObject *impl_##NAME(FASTCALL)                                    \
+    {                                                                         \
+        static ctpy_sig s0 = CTPY_SIG(#NAME "(Tensor input)");                \
+        static ctpy_sig s1 = CTPY_SIG(#NAME "(Tensor input, int dim, "        \
+                                      "bool keepdim=False)");                 \
+        static ctpy_sig *sigs[] = {&s0, &s1};                                 \
+        ctpy_arg v[3];                                                        \
+        ct_tensor *a = NULL, *b = NULL;                                       \
+        int rc;                                                               \
+        int which = ctpy_parse_overloads(sigs, 2, args, nargs, kwnames, v);   \
+        if (which < 0) {                                                      \
+            return NULL;                                                      \
+        }                                                                     \
+        if (which == 0) {                                                     \
+            RUN_OP(v[0].t->numel, a = ALL(v[0].t));                           \
+            return ctpy_result(a);                                            \
+        }                                                                     \
+        RUN_OP(v[0].t->numel, rc = DIM(v[0].t, v[1].i, v[2].b, &a, &b));      \
+        return pair_result(RT_##NAME, rc, a, b);                              \
     }
-    if (which == 0) {
-        RUN_OP(v[0].t->numel, a = ct_median(v[0].t));
-        return ctpy_result(a);
-    }
-    RUN_OP(v[0].t->numel, rc = ct_median_dim(v[0].t, v[1].i, v[2].b, &a, &b));
-    return pair_result(RT_median, rc, a, b);
-}
+MEDIAN_OP(median, ct_median, ct_median_dim)
+MEDIAN_OP(nanmedian, ct_nanmedian, ct_nanmedian_dim)
+#undef MEDIAN_OP
 
 /* --- tables ---------------------------------------------------------------- */
 #define FORALL_BOTH(X)                                                        \
     X(sum) X(mean) X(prod) X(amax) X(amin) X(max) X(min) X(argmax) X(argmin)  \
     X(all) X(any) X(count_nonzero) X(logsumexp) X(var) X(std) X(norm)         \
-    X(cumsum) X(cumprod) X(cummax) X(cummin) X(median) X(mode) X(softmax)     \
-    X(log_softmax)
+    X(cumsum) X(cumprod) X(cummax) X(cummin) X(median) X(nanmedian) X(mode)     \
+    X(softmax) X(log_softmax)
 #define FORALL_FUNCTION_ONLY(X) X(var_mean) X(std_mean)
 
 #define X(N)                                                                  \

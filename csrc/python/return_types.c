@@ -1,17 +1,47 @@
 /* csrc/python/return_types.c -- torch.return_types.<op> named tuples
  * (values, indices) shared by the op families, and the method-from-function
- * adapter they use. */
+ * adapter they use.
+ *
+ * Note [Pickling return types]
+ * The types are PyStructSequence types named "torch.return_types.<op>", so
+ * that the repr reads as torch's in every mode.  Their __reduce__ gives
+ * (type, (fields, {})), and pickle stores the type by __module__ and
+ * __qualname__: ctorch.return_types (python/ctorch/return_types.py) asks
+ * for every type at import through _return_types(module) and sets that
+ * __module__ on each -- "ctorch.return_types", or "torch.return_types"
+ * under ctorchrun, where torch.return_types is the same module -- so a
+ * pickled result loads back as the same type, and one written under
+ * ctorchrun names torch's type.
+ */
 #include "argparse.h"
 
 #include <string.h>
 
-#define MAX_TYPES 32
+#define PREFIX "torch.return_types."
+#define MAX_TYPES 64
+
+/* The pairs torch 1.13 has; more may be registered by a binding's first
+ * use (and then reach ctorch.return_types through its __getattr__). */
+#define FORALL_PAIR_TYPES(X) \
+    X(max) X(min) X(median) X(nanmedian) X(mode) X(cummax) X(cummin) X(sort) \
+    X(topk) X(kthvalue)
 
 static struct {
-    const char *name;
-    PyTypeObject *type;         /* owned for the process */
-} registry[MAX_TYPES];
-static int registered;
+    const char *name;           /* PREFIX "<op>" */
+    PyTypeObject *type;         /* made on first use, owned for the process */
+} registry[MAX_TYPES] = {
+#define X(N) {PREFIX #N, NULL}, {PREFIX #N "_out", NULL},
+    FORALL_PAIR_TYPES(X)
+#undef X
+};
+enum {
+#define X(N) KNOWN_##N,
+    FORALL_PAIR_TYPES(X)
+#undef X
+    KNOWN_COUNT
+};
+static int registered = 2 * KNOWN_COUNT;      /* each op and its _out */
+static char module_name[64] = "ctorch.return_types";
 
 static PyStructSequence_Field fields[] = {
     {"values", NULL},
@@ -28,27 +58,74 @@ pair_repr(PyObject *self)
                                 PyStructSequence_GET_ITEM(self, 1));
 }
 
-/* The named-tuple type called `name` ("torch.return_types.max"), made on
- * first use; borrowed. */
+/* Registry entry i's type, made on first use; borrowed. */
 static PyTypeObject *
-pair_type(const char *name)
+entry_type(int i)
 {
-    for (int i = 0; i < registered; i++) {
-        if (strcmp(registry[i].name, name) == 0) {
-            return registry[i].type;
-        }
+    if (registry[i].type != NULL) {
+        return registry[i].type;
     }
-    CT_ASSERT(registered < MAX_TYPES);
-    PyStructSequence_Desc desc = {name, NULL, fields, 2};
+    PyStructSequence_Desc desc = {registry[i].name, NULL, fields, 2};
     PyTypeObject *tp = PyStructSequence_NewType(&desc);
     if (tp == NULL) {
         return NULL;
     }
     tp->tp_repr = pair_repr;
-    registry[registered].name = name;
-    registry[registered].type = tp;
-    registered++;
+    PyObject *m = PyUnicode_FromString(module_name);
+    if (m == NULL || PyObject_SetAttrString((PyObject *)tp, "__module__", m) < 0) {
+        Py_XDECREF(m);
+        Py_DECREF(tp);
+        return NULL;
+    }
+    Py_DECREF(m);
+    registry[i].type = tp;
     return tp;
+}
+
+/* The named-tuple type called `name` ("torch.return_types.max"); borrowed.
+ * `name` must live for the process (a literal). */
+static PyTypeObject *
+pair_type(const char *name)
+{
+    int i = 0;
+    while (i < registered && strcmp(registry[i].name, name) != 0) {
+        i++;
+    }
+    if (i == registered) {
+        CT_ASSERT(registered < MAX_TYPES && strncmp(name, PREFIX, strlen(PREFIX)) == 0);
+        registry[registered++].name = name;
+    }
+    return entry_type(i);
+}
+
+PyObject *
+ctpy_return_types(PyObject *mod, PyObject *module)
+{
+    (void)mod;
+    const char *m = PyUnicode_AsUTF8(module);
+    PyObject *d;
+    if (m == NULL) {
+        return NULL;
+    }
+    if (strlen(m) >= sizeof module_name) {
+        PyErr_SetString(PyExc_ValueError, "module name too long");
+        return NULL;
+    }
+    strcpy(module_name, m);
+    if ((d = PyDict_New()) == NULL) {
+        return NULL;
+    }
+    for (int i = 0; i < registered; i++) {
+        PyTypeObject *tp = entry_type(i);
+        if (tp == NULL ||
+            PyObject_SetAttrString((PyObject *)tp, "__module__", module) < 0 ||
+            PyDict_SetItemString(d, registry[i].name + strlen(PREFIX),
+                                 (PyObject *)tp) < 0) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    }
+    return d;
 }
 
 PyObject *

@@ -410,7 +410,7 @@ t_ravel(PyObject *self, PyObject *unused)
 {
     static const int64_t all = -1;
     (void)unused;
-    return ctpy_result(ct_reshape(SELF, 1, &all));
+    return ctpy_result(ctag_reshape(SELF, 1, &all));
 }
 
 /* adjoint(): the last two dims swapped (a conjugate no-op for real dtypes). */
@@ -423,7 +423,7 @@ t_adjoint(PyObject *self, PyObject *unused)
                      "matrices or batches of matrices. Got %d-D tensor.", SELF->ndim);
         return NULL;
     }
-    return ctpy_result(ct_transpose(SELF, -2, -1));
+    return ctpy_result(ctag_transpose(SELF, -2, -1));
 }
 
 /* --- copies ------------------------------------------------------------------ */
@@ -917,7 +917,7 @@ join(ctpy_sig *sig, bool has_dim, join_fn op, PyObject *const *args, Py_ssize_t 
     Py_ssize_t n = 0;
     ct_tensor *r;
     Py_ssize_t nall = nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0);
-    bool overloaded = op == ct_cat && nall > 1;     /* cat's named-dim twin */
+    bool overloaded = op == ctag_cat && nall > 1;     /* cat's named-dim twin */
 
     if (ctpy_parse(sig, args, nargs, kwnames, v) < 0) {
         if (overloaded && PyErr_ExceptionMatches(PyExc_TypeError)) {
@@ -983,7 +983,7 @@ fn_cat(FASTCALL_ARGS)
     static ctpy_sig sig = CTPY_SIG("cat(object tensors, int dim=0, *, "
                                    "Tensor? out=None)");
     (void)self;
-    return join(&sig, true, ct_cat, args, nargs, kwnames);
+    return join(&sig, true, ctag_cat, args, nargs, kwnames);
 }
 
 static PyObject *
@@ -992,7 +992,7 @@ fn_concat(FASTCALL_ARGS)
     static ctpy_sig sig = CTPY_SIG("concat(object tensors, int dim=0, *, "
                                    "Tensor? out=None)");
     (void)self;
-    return join(&sig, true, ct_cat, args, nargs, kwnames);
+    return join(&sig, true, ctag_cat, args, nargs, kwnames);
 }
 
 static PyObject *
@@ -1001,7 +1001,7 @@ fn_concatenate(FASTCALL_ARGS)
     static ctpy_sig sig = CTPY_SIG("concatenate(object tensors, int axis=0, *, "
                                    "Tensor? out=None)");
     (void)self;
-    return join(&sig, true, ct_cat, args, nargs, kwnames);
+    return join(&sig, true, ctag_cat, args, nargs, kwnames);
 }
 
 static PyObject *
@@ -1010,7 +1010,7 @@ fn_stack(FASTCALL_ARGS)
     static ctpy_sig sig = CTPY_SIG("stack(object tensors, int dim=0, *, "
                                    "Tensor? out=None)");
     (void)self;
-    return join(&sig, true, ct_stack, args, nargs, kwnames);
+    return join(&sig, true, ctag_stack, args, nargs, kwnames);
 }
 
 static PyObject *

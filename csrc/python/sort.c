@@ -6,8 +6,8 @@
  * function signature (input first); the torch function calls it directly
  * and the Tensor method with self prepended, so both spellings parse, fail
  * and print alike.  sort, topk and kthvalue return torch.return_types
- * named tuples (PyStructSequence types made on first use, printing as
- * torch's).  Parsed tensors are borrowed; numbers wrapped for a TensorN
+ * named tuples (return_types.c, which this file's table also exposes to
+ * ctorch.return_types).  Parsed tensors are borrowed; numbers wrapped for a TensorN
  * parameter are dropped by ctpy_release.
  */
 #include "argparse.h"
@@ -203,41 +203,58 @@ impl_kthvalue(FASTCALL)
     return pair_result(RT_kthvalue, rc, a, b, given, o);
 }
 
-/* --- unique ------------------------------------------------------------------ */
-/* torch.unique: the values alone, or a tuple with inverse and/or counts. */
-static PyObject *
-impl_unique(FASTCALL)
+/* --- unique, unique_consecutive -------------------------------------------- */
+/* torch.unique and torch.unique_consecutive are Python wrappers that call
+ * a native op (_unique2, unique_dim, unique_consecutive) with `input` (and
+ * unique_dim's `dim`) by position and the flags by keyword.  The bindings
+ * take the wrapper's arguments as objects, then parse them again with the
+ * native op's signature, so that type errors name the op as torch's do. */
+
+/* Parse into v with `sig`: the npos objects pos[] by position, then each
+ * parameter kw[i] of `outer` that the caller gave (ov) by its name. */
+static int
+reparse(ctpy_sig *sig, ctpy_arg *v, PyObject *const *pos, int npos,
+        const ctpy_sig *outer, const ctpy_arg *ov, const int *kw, int nkw)
 {
-    static ctpy_sig sig = CTPY_SIG("unique(Tensor input, bool sorted=True, "
-                                   "bool return_inverse=False, "
-                                   "bool return_counts=False, int? dim=None)");
-    ctpy_arg v[5];
-    ct_tensor *res[3] = {NULL, NULL, NULL};
-    int rc;
-    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
-        return NULL;
+    PyObject *argv[CTPY_MAX_PARAMS], *names = NULL;
+    int n = 0, k = 0, rc;
+    for (int i = 0; i < nkw; i++) {
+        k += ov[kw[i]].given;
     }
-    if (!v[4].is_none) {
-        PyErr_SetString(PyExc_NotImplementedError,
-                        "ctorch: torch.unique with dim= is not supported");
-        return NULL;
+    if (k > 0 && (names = PyTuple_New(k)) == NULL) {
+        return -1;
     }
-    bool inv = v[2].b, cnt = v[3].b;
-    RUN_OP(v[0].t->numel, rc = ct_unique(v[0].t, v[1].b, &res[0], inv ? &res[1] : NULL,
-                                         cnt ? &res[2] : NULL));
+    for (int i = 0; i < npos; i++) {
+        argv[n++] = pos[i];
+    }
+    k = 0;
+    for (int i = 0; i < nkw; i++) {
+        if (ov[kw[i]].given) {
+            PyTuple_SET_ITEM(names, k++, Py_NewRef(outer->params[kw[i]].pyname));
+            argv[n++] = ov[kw[i]].obj;
+        }
+    }
+    rc = ctpy_parse(sig, argv, npos, names, v);
+    Py_XDECREF(names);
+    return rc;
+}
+
+/* The values alone, or a tuple with inverse and/or counts (those not
+ * wanted are NULL).  Drops our references. */
+static PyObject *
+unique_result(int rc, ct_tensor **res)
+{
+    PyObject *items[3] = {NULL, NULL, NULL}, *out = NULL;
+    int n = 0;
     if (rc < 0) {
         return ctpy_raise();
     }
-    if (!inv && !cnt) {
+    if (res[1] == NULL && res[2] == NULL) {
         return ctpy_result(res[0]);
     }
-    PyObject *items[3] = {NULL, NULL, NULL}, *out = NULL;
-    int n = 0;
     for (int i = 0; i < 3; i++) {
-        if (res[i] != NULL) {
-            if ((items[n++] = ctpy_wrap(res[i])) == NULL) {
-                goto done;
-            }
+        if (res[i] != NULL && (items[n++] = ctpy_wrap(res[i])) == NULL) {
+            goto done;
         }
     }
     out = n == 2 ? PyTuple_Pack(2, items[0], items[1])
@@ -248,6 +265,72 @@ done:
         ct_tensor_decref(res[i]);
     }
     return out;
+}
+
+static PyObject *
+impl_unique(FASTCALL)
+{
+    static ctpy_sig sig = CTPY_SIG("unique(object input, object? sorted=None, "
+                                   "object? return_inverse=None, "
+                                   "object? return_counts=None, object? dim=None)");
+    static ctpy_sig flat = CTPY_SIG("_unique2(Tensor input, bool sorted=True, "
+                                    "bool return_inverse=False, "
+                                    "bool return_counts=False)");
+    static ctpy_sig dims = CTPY_SIG("unique_dim(Tensor input, int dim, "
+                                    "bool sorted=True, bool return_inverse=False, "
+                                    "bool return_counts=False)");
+    static const int flags[] = {1, 2, 3};
+    ctpy_arg o[5], v[5];
+    ct_tensor *res[3] = {NULL, NULL, NULL};
+    int rc;
+    if (ctpy_parse(&sig, args, nargs, kwnames, o) < 0) {
+        return NULL;
+    }
+    bool by_dim = !o[4].is_none;
+    PyObject *pos[2] = {o[0].obj, o[4].obj};
+    ctpy_sig *native = by_dim ? &dims : &flat;
+    if (reparse(native, v, pos, by_dim ? 2 : 1, &sig, o, flags, 3) < 0) {
+        return NULL;
+    }
+    /* v: input, [dim,] sorted, return_inverse, return_counts */
+    const ct_tensor *t = v[0].t;
+    int f = by_dim ? 2 : 1;
+    ct_tensor **inv = v[f + 1].b ? &res[1] : NULL, **cnt = v[f + 2].b ? &res[2] : NULL;
+    if (by_dim) {
+        RUN_OP(t->numel, rc = ct_unique_dim(t, v[1].i, false, &res[0], inv, cnt));
+    }
+    else {
+        RUN_OP(t->numel, rc = ct_unique(t, v[1].b, &res[0], inv, cnt));
+    }
+    return unique_result(rc, res);
+}
+
+static PyObject *
+impl_unique_consecutive(FASTCALL)
+{
+    static ctpy_sig sig = CTPY_SIG("unique_consecutive(object input, "
+                                   "object? return_inverse=None, "
+                                   "object? return_counts=None, object? dim=None)");
+    static ctpy_sig native = CTPY_SIG("unique_consecutive(Tensor input, "
+                                      "bool return_inverse=False, "
+                                      "bool return_counts=False, int? dim=None)");
+    static const int flags[] = {1, 2, 3};
+    ctpy_arg o[4], v[4];
+    ct_tensor *res[3] = {NULL, NULL, NULL};
+    int rc;
+    if (ctpy_parse(&sig, args, nargs, kwnames, o) < 0 ||
+        reparse(&native, v, &o[0].obj, 1, &sig, o, flags, 3) < 0) {
+        return NULL;
+    }
+    const ct_tensor *t = v[0].t;
+    ct_tensor **inv = v[1].b ? &res[1] : NULL, **cnt = v[2].b ? &res[2] : NULL;
+    if (v[3].is_none) {
+        RUN_OP(t->numel, rc = ct_unique_consecutive(t, &res[0], inv, cnt));
+    }
+    else {
+        RUN_OP(t->numel, rc = ct_unique_dim(t, v[3].i, true, &res[0], inv, cnt));
+    }
+    return unique_result(rc, res);
 }
 
 /* --- searchsorted, bucketize ----------------------------------------------------- */
@@ -352,8 +435,9 @@ impl_bincount(FASTCALL)
 }
 
 /* --- tables ---------------------------------------------------------------------- */
-#define FORALL_BOTH(X) \
-    X(sort) X(argsort) X(msort) X(topk) X(kthvalue) X(unique) X(histc) X(bincount)
+#define FORALL_BOTH(X)                                                        \
+    X(sort) X(argsort) X(msort) X(topk) X(kthvalue) X(unique) X(unique_consecutive) \
+    X(histc) X(bincount)
 #define FORALL_FUNCTION_ONLY(X) X(searchsorted) X(bucketize)
 
 #define X(N)                                                                  \
@@ -389,5 +473,7 @@ PyMethodDef ctpy_sort_functions[] = {
     FORALL_BOTH(X)
     FORALL_FUNCTION_ONLY(X)
 #undef X
+    /* for python/ctorch/return_types.py (return_types.c) */
+    {"_return_types", ctpy_return_types, METH_O, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -264,12 +264,34 @@ static PyObject *
 get_requires_grad(CtTensorObject *self, void *c)
 {
     (void)c;
-    return PyBool_FromLong(self->t->flags & CT_TENSOR_REQUIRES_GRAD);
+    return PyBool_FromLong(ct_requires_grad(self->t));
+}
+
+static PyObject *
+get_is_leaf(CtTensorObject *self, void *c)
+{
+    (void)c;
+    return PyBool_FromLong(ct_is_leaf(self->t));
+}
+
+static PyObject *
+get_grad_fn(CtTensorObject *self, void *c)
+{
+    (void)c;
+    return ctpy_node_wrap(ct_grad_fn(self->t));
 }
 
 int
 ctpy_set_requires_grad(ct_tensor *t, bool value)
 {
+    if (!ct_is_leaf(t)) {
+        PyErr_SetString(PyExc_RuntimeError, value
+                        ? "you can only change requires_grad flags of leaf variables."
+                        : "you can only change requires_grad flags of leaf variables. If "
+                          "you want to use a computed variable in a subgraph that doesn't "
+                          "require differentiation use var_no_grad = var.detach().");
+        return -1;
+    }
     if (value && !ct_dtype_is_floating(t->dtype)) {
         PyErr_SetString(PyExc_RuntimeError, "only Tensors of floating point and "
                         "complex dtype can require gradients");
@@ -296,27 +318,11 @@ set_requires_grad(CtTensorObject *self, PyObject *v, void *c)
 }
 
 static PyObject *
-get_true(CtTensorObject *self, void *c)
-{
-    (void)self;
-    (void)c;
-    Py_RETURN_TRUE;
-}
-
-static PyObject *
 get_false(CtTensorObject *self, void *c)
 {
     (void)self;
     (void)c;
     Py_RETURN_FALSE;
-}
-
-static PyObject *
-get_none(CtTensorObject *self, void *c)
-{
-    (void)self;
-    (void)c;
-    Py_RETURN_NONE;
 }
 
 static PyObject *
@@ -344,6 +350,17 @@ static PyObject *
 get_grad(CtTensorObject *self, void *c)
 {
     (void)c;
+    if (!ct_is_leaf(self->t) && !ct_retains_grad(self->t) &&
+        PyErr_WarnEx(PyExc_UserWarning, "The .grad attribute of a Tensor that is not a "
+                     "leaf Tensor is being accessed. Its .grad attribute won't be populated "
+                     "during autograd.backward(). If you indeed want the .grad field to be "
+                     "populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
+                     "Tensor. If you access the non-leaf Tensor by mistake, make sure you "
+                     "access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/"
+                     "30531 for more informations. (Triggered internally at  ./build/aten/"
+                     "src/ATen/core/TensorBody.h:480.)", 1) < 0) {
+        return NULL;
+    }
     if (self->t->grad == NULL) {
         Py_RETURN_NONE;
     }
@@ -450,9 +467,8 @@ get_itemsize(CtTensorObject *self, void *c)
 static PyObject *
 get_output_nr(CtTensorObject *self, void *c)
 {
-    (void)self;
     (void)c;
-    return PyLong_FromLong(0);
+    return PyLong_FromLong(ct_output_nr(self->t));
 }
 
 static PyObject *
@@ -468,8 +484,8 @@ static PyGetSetDef tensor_getset[] = {
     {"device", (getter)get_device, NULL, NULL, NULL},
     {"ndim", (getter)get_ndim, NULL, NULL, NULL},
     {"requires_grad", (getter)get_requires_grad, (setter)set_requires_grad, NULL, NULL},
-    {"is_leaf", (getter)get_true, NULL, NULL, NULL},
-    {"grad_fn", (getter)get_none, NULL, NULL, NULL},
+    {"is_leaf", (getter)get_is_leaf, NULL, NULL, NULL},
+    {"grad_fn", (getter)get_grad_fn, NULL, NULL, NULL},
     {"grad", (getter)get_grad, (setter)set_grad, NULL, NULL},
     {"data", (getter)get_data, (setter)set_data, NULL, NULL},
     {"_base", (getter)get_base, NULL, NULL, NULL},
@@ -533,16 +549,13 @@ binary_slot(ct_binary_op op, PyObject *a, PyObject *b, bool inplace)
     ct_tensor *r;
     if (ta->numel + tb->numel > CTPY_GIL_NUMEL) {
         Py_BEGIN_ALLOW_THREADS
-        r = ct_binary(op, ta, tb, ct_scalar_int(1), inplace ? ta : NULL,
+        r = ctag_binary(op, ta, tb, ct_scalar_int(1), inplace ? ta : NULL,
                       inplace ? CT_OUT_INPLACE : CT_OUT_NEW);
         Py_END_ALLOW_THREADS
     }
     else {
-        r = ct_binary(op, ta, tb, ct_scalar_int(1), inplace ? ta : NULL,
+        r = ctag_binary(op, ta, tb, ct_scalar_int(1), inplace ? ta : NULL,
                       inplace ? CT_OUT_INPLACE : CT_OUT_NEW);
-    }
-    if (r != NULL && inplace) {
-        ctpy_bump(r);
     }
     if (oa) {
         ct_tensor_decref(ta);
@@ -598,13 +611,13 @@ nb_ipow(PyObject *a, PyObject *b, PyObject *mod)
 static PyObject *
 nb_invert(PyObject *a)
 {
-    return ctpy_result(ct_unary(CT_UNARY_BITWISE_NOT, ctpy_tensor(a), NULL, CT_OUT_NEW));
+    return ctpy_result(ctag_unary(CT_UNARY_BITWISE_NOT, ctpy_tensor(a), NULL, CT_OUT_NEW));
 }
 
 static PyObject *
 nb_abs(PyObject *a)
 {
-    return ctpy_result(ct_unary(CT_UNARY_ABS, ctpy_tensor(a), NULL, CT_OUT_NEW));
+    return ctpy_result(ctag_unary(CT_UNARY_ABS, ctpy_tensor(a), NULL, CT_OUT_NEW));
 }
 
 /* ==, !=, <, <=, >, >= : elementwise, bool tensors */
@@ -621,7 +634,7 @@ tensor_richcompare(PyObject *a, PyObject *b, int op)
 static PyObject *
 nb_neg(PyObject *a)
 {
-    return ctpy_result(ct_neg(ctpy_tensor(a)));
+    return ctpy_result(ctag_neg(ctpy_tensor(a)));
 }
 
 static PyObject *

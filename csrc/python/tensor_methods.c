@@ -259,7 +259,7 @@ t_view(FASTCALL_ARGS)
     if (which == 1) {
         return ctpy_result(view_dtype(SELF, v[0].dtype));
     }
-    return ctpy_result(ct_view(SELF, v[0].n, v[0].list));
+    return ctpy_result(ctag_view(SELF, v[0].n, v[0].list));
 }
 
 static PyObject *
@@ -270,7 +270,7 @@ t_view_as(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return ctpy_result(ct_view(SELF, v[0].t->ndim, v[0].t->sizes));
+    return ctpy_result(ctag_view(SELF, v[0].t->ndim, v[0].t->sizes));
 }
 
 static PyObject *
@@ -281,7 +281,7 @@ t_reshape(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return ctpy_result(ct_reshape(SELF, v[0].n, v[0].list));
+    return ctpy_result(ctag_reshape(SELF, v[0].n, v[0].list));
 }
 
 static PyObject *
@@ -292,7 +292,7 @@ t_narrow(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return ctpy_result(ct_narrow(SELF, v[0].i, v[1].i, v[2].i));
+    return ctpy_result(ctag_narrow(SELF, v[0].i, v[1].i, v[2].i));
 }
 
 static PyObject *
@@ -303,7 +303,7 @@ t_select(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return ctpy_result(ct_select(SELF, v[0].i, v[1].i));
+    return ctpy_result(ctag_select(SELF, v[0].i, v[1].i));
 }
 
 static PyObject *
@@ -314,7 +314,7 @@ t_expand(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return ctpy_result(ct_expand(SELF, v[0].n, v[0].list));
+    return ctpy_result(ctag_expand(SELF, v[0].n, v[0].list));
 }
 
 static PyObject *
@@ -325,7 +325,7 @@ t_expand_as(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return ctpy_result(ct_expand(SELF, v[0].t->ndim, v[0].t->sizes));
+    return ctpy_result(ctag_expand(SELF, v[0].t->ndim, v[0].t->sizes));
 }
 
 static PyObject *
@@ -336,7 +336,7 @@ t_permute(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return ctpy_result(ct_permute(SELF, v[0].n, v[0].list));
+    return ctpy_result(ctag_permute(SELF, v[0].n, v[0].list));
 }
 
 static PyObject *
@@ -347,7 +347,7 @@ t_transpose(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return ctpy_result(ct_transpose(SELF, v[0].i, v[1].i));
+    return ctpy_result(ctag_transpose(SELF, v[0].i, v[1].i));
 }
 
 static PyObject *
@@ -359,10 +359,7 @@ t_t(PyObject *self, PyObject *unused)
                      "but self is %dD", SELF->ndim);
         return NULL;
     }
-    if (SELF->ndim < 2) {
-        return ctpy_result(ct_transpose(SELF, 0, 0));
-    }
-    return ctpy_result(ct_transpose(SELF, 0, 1));
+    return ctpy_result(ctag_t(SELF));
 }
 
 static PyObject *
@@ -373,7 +370,7 @@ t_unsqueeze(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return ctpy_result(ct_unsqueeze(SELF, v[0].i));
+    return ctpy_result(ctag_unsqueeze(SELF, v[0].i));
 }
 
 static PyObject *
@@ -384,7 +381,7 @@ t_squeeze(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return ctpy_result(ct_squeeze(SELF, v[0].is_none ? NULL : &v[0].i));
+    return ctpy_result(ctag_squeeze(SELF, v[0].is_none ? NULL : &v[0].i));
 }
 
 static PyObject *
@@ -403,7 +400,7 @@ t_flatten(FASTCALL_ARGS)
     }
     if (t->ndim == 0) {
         int64_t one = 1;
-        return ctpy_result(ct_reshape(t, 1, &one));
+        return ctpy_result(ctag_reshape(t, 1, &one));
     }
     if (s > e) {
         PyErr_SetString(PyExc_RuntimeError, "flatten() has invalid args: start_dim "
@@ -425,7 +422,7 @@ t_flatten(FASTCALL_ARGS)
     if (s == e) {
         return Py_NewRef(self);
     }
-    return ctpy_result(ct_reshape(t, n, sizes));
+    return ctpy_result(ctag_reshape(t, n, sizes));
 }
 
 /* --- copies and conversions -------------------------------------------- */
@@ -479,7 +476,7 @@ t_contiguous(FASTCALL_ARGS)
         return Py_NewRef(self);
     }
     ct_tensor *r;
-    RUN_OP(r, SELF->numel, ct_contiguous(SELF));
+    RUN_OP(r, SELF->numel, ctag_contiguous(SELF));
     return ctpy_result(r);
 }
 
@@ -496,16 +493,13 @@ t_clone(FASTCALL_ARGS)
         return NULL;
     }
     if (fmt == CTPY_MEMFMT_PRESERVE || ct_dtype_table[SELF->dtype].is_quantized) {
-        RUN_OP(r, SELF->numel, ct_clone(SELF));
+        RUN_OP(r, SELF->numel, ctag_clone(SELF));
     }
     else {
         if (ctpy_memfmt_strides(fmt, SELF, strides) < 0) {
             return NULL;
         }
         r = copy_strided(SELF, SELF->dtype, strides);
-    }
-    if (r != NULL && (SELF->flags & CT_TENSOR_REQUIRES_GRAD)) {
-        r->flags |= CT_TENSOR_REQUIRES_GRAD;
     }
     return ctpy_result(r);
 }
@@ -514,14 +508,14 @@ static PyObject *
 t_detach(PyObject *self, PyObject *unused)
 {
     (void)unused;
-    return ctpy_result(ctpy_alias(SELF));
+    return ctpy_result(ct_detach(SELF));
 }
 
 static PyObject *
 t_detach_(PyObject *self, PyObject *unused)
 {
     (void)unused;
-    SELF->flags &= ~(unsigned)CT_TENSOR_REQUIRES_GRAD;
+    ct_detach_(SELF);
     return Py_NewRef(self);
 }
 
@@ -607,7 +601,7 @@ t_to(FASTCALL_ARGS)
     }
     ct_tensor *r;
     if (fmt == CTPY_MEMFMT_PRESERVE) {
-        RUN_OP(r, SELF->numel, ct_to_dtype(SELF, dtype, true));
+        RUN_OP(r, SELF->numel, ctag_to_dtype(SELF, dtype, true));
     }
     else {
         int64_t strides[CT_MAX_DIMS];
@@ -615,9 +609,6 @@ t_to(FASTCALL_ARGS)
             return NULL;
         }
         r = copy_strided(SELF, dtype, strides);
-    }
-    if (r != NULL && (SELF->flags & CT_TENSOR_REQUIRES_GRAD) && ct_dtype_is_floating(dtype)) {
-        r->flags |= CT_TENSOR_REQUIRES_GRAD;
     }
     return ctpy_result(r);
 }
@@ -630,10 +621,7 @@ convert_to(PyObject *self, ct_dtype dtype)
         return Py_NewRef(self);
     }
     ct_tensor *r;
-    RUN_OP(r, SELF->numel, ct_to_dtype(SELF, dtype, true));
-    if (r != NULL && (SELF->flags & CT_TENSOR_REQUIRES_GRAD) && ct_dtype_is_floating(dtype)) {
-        r->flags |= CT_TENSOR_REQUIRES_GRAD;
-    }
+    RUN_OP(r, SELF->numel, ctag_to_dtype(SELF, dtype, true));
     return ctpy_result(r);
 }
 
@@ -673,12 +661,11 @@ t_copy_(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    RUN_OP(rc, SELF->numel, ct_copy_(SELF, v[0].t));
+    RUN_OP(rc, SELF->numel, ctag_copy_(SELF, v[0].t));
     ctpy_release(&sig, v);
     if (rc < 0) {
         return ctpy_raise();
     }
-    ctpy_bump(SELF);
     return Py_NewRef(self);
 }
 
@@ -706,11 +693,10 @@ t_fill_(FASTCALL_ARGS)
     else {
         value = v[0].s;
     }
-    RUN_OP(rc, SELF->numel, ct_fill_(SELF, value));
+    RUN_OP(rc, SELF->numel, ctag_fill_(SELF, value));
     if (rc < 0) {
         return ctpy_raise();
     }
-    ctpy_bump(SELF);
     return Py_NewRef(self);
 }
 
@@ -719,11 +705,10 @@ t_zero_(PyObject *self, PyObject *unused)
 {
     (void)unused;
     int rc;
-    RUN_OP(rc, SELF->numel, ct_fill_(SELF, ct_scalar_int(0)));
+    RUN_OP(rc, SELF->numel, ctag_fill_(SELF, ct_scalar_int(0)));
     if (rc < 0) {
         return ctpy_raise();
     }
-    ctpy_bump(SELF);
     return Py_NewRef(self);
 }
 
@@ -783,11 +768,8 @@ binary_method(ct_binary_op op, bool inplace, PyObject *self, PyObject *const *ar
     if (inplace) {
         out = SELF;
     }
-    RUN_OP(r, SELF->numel + v[0].t->numel, ct_binary(op, SELF, v[0].t, alpha, out, mode));
+    RUN_OP(r, SELF->numel + v[0].t->numel, ctag_binary(op, SELF, v[0].t, alpha, out, mode));
     ctpy_release(sig, v);
-    if (r != NULL && out != NULL) {
-        ctpy_bump(r);
-    }
     return ctpy_result(r);
 }
 

@@ -19,6 +19,7 @@
 #define CTORCH_CTORCH_H
 
 #include "allocator.h"
+#include "autograd.h"
 #include "device.h"
 #include "dlpack.h"
 #include "dtype.h"

@@ -18,7 +18,8 @@
 
 #include <stdbool.h>
 
-/* X(NAME, python_exception_name) */
+/* X(NAME, python_exception_name); LINALG is torch.linalg.LinAlgError, a
+ * RuntimeError raised on numerical failures (a matrix with NaN for an SVD). */
 #define CT_ERROR_MAP(X)                   \
     X(RUNTIME, "RuntimeError")            \
     X(TYPE, "TypeError")                  \
@@ -27,7 +28,8 @@
     X(NOMEM, "MemoryError")               \
     X(NOTIMPL, "NotImplementedError")     \
     X(OVERFLOW, "OverflowError")          \
-    X(ZERODIV, "ZeroDivisionError")
+    X(ZERODIV, "ZeroDivisionError")       \
+    X(LINALG, "LinAlgError")
 
 typedef enum {
     CT_OK = 0,

@@ -1,5 +1,7 @@
-/* ctorch/ops_linalg.h -- linear algebra: matrix products and the
- * triangular / diagonal helpers (aten/cpu/matmul.c, aten/cpu/linalg_tri.c).
+/* ctorch/ops_linalg.h -- linear algebra: matrix products, the
+ * triangular / diagonal helpers, singular values and matrix norms
+ * (aten/cpu/matmul.c, linalg_tri.c, linalg_einsum.c, linalg_svd.c,
+ * linalg_norm.c).
  *
  * Same conventions as ops.h: results are new references (or NULL with the
  * error set), tensor arguments are borrowed, and `out` may be NULL
@@ -73,5 +75,41 @@ ct_tensor *ct_trace(const ct_tensor *t);
  * (a lone operand with nothing to sum), as in torch. */
 #define CT_EINSUM_MAX_OPERANDS 64
 ct_tensor *ct_einsum(const char *equation, int n, const ct_tensor *const *ops);
+
+/* torch.linalg.svdvals: the singular values of the matrices in the last two
+ * dims, [..., m, n] -> [..., min(m, n)], descending, by LAPACK's ?gesdd
+ * (float32 / float64 only, as on torch's CPU).  A matrix with NaN, or one
+ * ?gesdd cannot converge on, fails with CT_ERR_LINALG (torch's
+ * LinAlgError).  A given `out` must have the result's dtype. */
+ct_tensor *ct_linalg_svdvals(const ct_tensor *A, ct_tensor *out);
+
+/* The order of a norm: a number, or when `str` is not NULL one of torch's
+ * named orders ("fro", "nuc"). */
+typedef struct {
+    const char *str;
+    double p;
+} ct_norm_ord;
+
+/* torch.linalg.matrix_norm over the two dims in `dims` (ndims must be 2):
+ * ord "fro", "nuc", +-1, +-2 or +-INFINITY.  `dtype` is CT_DTYPE_COUNT or
+ * the floating dtype to compute in; a given `out` must have the result's
+ * dtype. */
+ct_tensor *ct_linalg_matrix_norm(const ct_tensor *A, ct_norm_ord ord, int ndims,
+                                 const int64_t *dims, bool keepdim, ct_dtype dtype,
+                                 ct_tensor *out);
+/* torch.linalg.norm: a matrix norm when ord is given and there are two dims
+ * (dims given, or dims NULL and a 2-D input), else a vector norm (ord NULL:
+ * the 2-norm).  dims NULL is torch's dim=None; ndims must then be 0. */
+ct_tensor *ct_linalg_norm(const ct_tensor *A, const ct_norm_ord *ord, int ndims,
+                          const int64_t *dims, bool keepdim, ct_dtype dtype,
+                          ct_tensor *out);
+/* torch.frobenius_norm (torch.norm's p="fro"): over at most two dims (none:
+ * all of them); two dims are sqrt(sum(x * x)) as in torch. */
+ct_tensor *ct_frobenius_norm(const ct_tensor *t, int ndims, const int64_t *dims,
+                             bool keepdim);
+/* torch.nuclear_norm (torch.norm's p="nuc"): over the two dims given, or
+ * with dims NULL over the dims of a 2-D input. */
+ct_tensor *ct_nuclear_norm(const ct_tensor *t, int ndims, const int64_t *dims,
+                           bool keepdim);
 
 #endif

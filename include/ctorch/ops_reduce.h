@@ -111,7 +111,8 @@ ct_tensor *ct_logsumexp(const ct_tensor *t, int ndims, const int64_t *dims,
     X(CT_SCAN_SOFTMAX, "softmax")               \
     X(CT_SCAN_LOG_SOFTMAX, "log_softmax")       \
     X(CT_SCAN_MEDIAN, "median")                 \
-    X(CT_SCAN_MODE, "mode")
+    X(CT_SCAN_MODE, "mode")                     \
+    X(CT_SCAN_NANMEDIAN, "nanmedian")
 
 typedef enum {
 #define X(E, N) E,
@@ -121,7 +122,7 @@ typedef enum {
 } ct_scan_op;
 
 /* Runs a scan op along dim; indices (may be NULL) for cummax/cummin,
- * median and mode.  median and mode drop dim unless keepdim. */
+ * median, nanmedian and mode, which drop dim unless keepdim. */
 ct_tensor *ct_scan(ct_scan_op op, const ct_tensor *t, int64_t dim, bool keepdim,
                    ct_dtype dtype, ct_tensor **indices);
 ct_tensor *ct_cumsum(const ct_tensor *t, int64_t dim, ct_dtype dtype);
@@ -132,10 +133,15 @@ int ct_cummin(const ct_tensor *t, int64_t dim, ct_tensor **values,
               ct_tensor **indices);
 ct_tensor *ct_softmax(const ct_tensor *t, int64_t dim, ct_dtype dtype);
 ct_tensor *ct_log_softmax(const ct_tensor *t, int64_t dim, ct_dtype dtype);
-/* Lower median of all elements (NaN if any is NaN). */
+/* Lower median of all elements (NaN if any is NaN); nanmedian: of the
+ * non-NaN ones (NaN if all are).  The _dim forms and mode return torch
+ * 1.13's index among equal values (Note [libstdc++ order]). */
 ct_tensor *ct_median(const ct_tensor *t);
+ct_tensor *ct_nanmedian(const ct_tensor *t);
 int ct_median_dim(const ct_tensor *t, int64_t dim, bool keepdim,
                   ct_tensor **values, ct_tensor **indices);
+int ct_nanmedian_dim(const ct_tensor *t, int64_t dim, bool keepdim,
+                     ct_tensor **values, ct_tensor **indices);
 int ct_mode(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
             ct_tensor **indices);
 

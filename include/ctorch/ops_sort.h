@@ -1,6 +1,6 @@
 /* ctorch/ops_sort.h -- sorting and selection (aten/cpu/sort*.c): sort,
- * argsort, topk, kthvalue, unique, searchsorted, bucketize, histc,
- * bincount.
+ * argsort, topk, kthvalue, unique (also along a dim), unique_consecutive,
+ * searchsorted, bucketize, histc, bincount.
  *
  * Conventions of ops.h: results are NEW references (or NULL with the ct
  * error set); tensor arguments are borrowed.  Two-result ops store new
@@ -42,6 +42,18 @@ int ct_kthvalue(const ct_tensor *t, int64_t k, int64_t dim, bool keepdim,
  * own value, as in torch. */
 int ct_unique(const ct_tensor *t, bool sorted, ct_tensor **values,
               ct_tensor **inverse, ct_tensor **counts);
+/* unique(dim=): the distinct slices of t along dim (sorted as torch 1.13
+ * sorts them, Note [unique along a dim]), or with consecutive the runs of
+ * equal neighbouring slices (unique_consecutive(dim=)); inverse: the group
+ * of each slice (size(dim)); counts: each group's size.  inverse and
+ * counts are computed when the pointer is not NULL.  A slice with a NaN
+ * equals no other. */
+int ct_unique_dim(const ct_tensor *t, int64_t dim, bool consecutive, ct_tensor **values,
+                  ct_tensor **inverse, ct_tensor **counts);
+/* unique_consecutive without dim: the runs of equal neighbouring values of
+ * the flattened t (1-D values; inverse shaped like t). */
+int ct_unique_consecutive(const ct_tensor *t, ct_tensor **values, ct_tensor **inverse,
+                          ct_tensor **counts);
 /* For each element of `values`, the insertion point into the last dim of
  * `seq` (1-D: shared by all values; N-D: leading dims match values'),
  * leftmost unless right.  sorter (may be NULL): int64 indices that sort

@@ -50,6 +50,7 @@ typedef struct ct_tensor {
     int64_t q_zero_point;
     struct ct_tensor *base;     /* owned: the tensor this is a view of */
     struct ct_tensor *grad;     /* owned */
+    struct ct_autograd_meta *ag; /* owned; NULL outside autograd (autograd.h) */
     void *pyobj;                /* borrowed back-pointer kept by _C */
     int64_t inline_dims[2 * CT_INLINE_DIMS];
 } ct_tensor;
@@ -71,6 +72,9 @@ void ct_tensor_decref(ct_tensor *t);
 /* Hook run just before a tensor is freed (the Python layer clears its
  * back-pointer there).  Process-wide; NULL to unset. */
 void ct_tensor_set_free_hook(void (*hook)(ct_tensor *t));
+/* Called before a tensor with autograd metadata is freed (set by the
+ * autograd layer, which owns that metadata). */
+void ct__tensor_set_autograd_free(void (*fn)(ct_tensor *t));
 
 /* --- creation -------------------------------------------------------- */
 ct_tensor *ct_empty(int ndim, const int64_t *sizes, ct_dtype dtype,

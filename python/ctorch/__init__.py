@@ -33,6 +33,12 @@ from ._legacy import (  # noqa: F401
 )
 from .utils.dlpack import from_dlpack  # noqa: F401
 from . import linalg  # noqa: F401,E402
+from . import autograd  # noqa: F401,E402
+from .autograd.grad_mode import (  # noqa: F401,E402
+    enable_grad, inference_mode, no_grad, set_grad_enabled,
+)
+from .utils.hooks import RemovableHandle as _RemovableHandle
+from . import return_types  # noqa: F401,E402
 from ._composite import (  # noqa: F401
     allclose, clamp_max, clamp_min, equal, isclose, masked_scatter,
 )
@@ -41,6 +47,7 @@ from . import _composite as _composite_mod
 __version__ = "1.13.0+ctorch"
 
 _C._set_tensor_class(Tensor)
+_C._set_hook_handle_class(_RemovableHandle)
 _composite_mod.install(Tensor)
 
 # Every public function of _C is a torch function (op families add theirs to

@@ -42,6 +42,15 @@ class Tensor(_C.TensorBase):
 
     __array_priority__ = 1000
 
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate the gradient of this tensor into the graph's leaves."""
+        from . import autograd
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad()
+
     def __repr__(self, *, tensor_contents=None):
         return _tensor_str._str(self, tensor_contents=tensor_contents)
 

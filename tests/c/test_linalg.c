@@ -1,6 +1,7 @@
 /* tests/c/test_linalg.c -- the linear algebra ops through the C API:
  * products on BLAS and on the typed loops, matmul's rank rules, the add*
- * forms, tril / triu / diag / trace, einsum, and PyTorch's error texts. */
+ * forms, tril / triu / diag / trace, einsum, singular values and matrix
+ * norms, and PyTorch's error texts. */
 #include "tests/c/test.h"
 
 /* Also declared by test_list.h once its entries are added; declared here so
@@ -11,6 +12,7 @@ void test_linalg_errors(void);
 void test_linalg_add_products(void);
 void test_linalg_tri_diag_trace(void);
 void test_linalg_einsum(void);
+void test_linalg_svdvals_norms(void);
 
 TEST_IMPL(linalg_mm)
 {
@@ -245,5 +247,75 @@ TEST_IMPL(linalg_einsum)
     CT_ASSERT_ERROR(CT_ERR_RUNTIME, "einsum(): subscript j has size 2 for operand 1 "
                     "which does not broadcast with previously seen size 3");
     ct_tensor_decref(a);
+    ct_tensor_decref(b);
+}
+
+TEST_IMPL(linalg_svdvals_norms)
+{
+    /* [[0 -4] [3 0]]: singular values 4 and 3, row sums 4 and 3, column
+     * sums 3 and 4 */
+    static const struct {
+        const char *str;
+        double p, want;
+    } ords[] = {
+        {"fro", 0, 5}, {"nuc", 0, 7}, {NULL, INFINITY, 4}, {NULL, -INFINITY, 3},
+        {NULL, 1, 4},  {NULL, -1, 3}, {NULL, 2, 4},        {NULL, -2, 3},
+    };
+    static const int64_t last_two[2] = {-2, -1};
+    const ct_dtype dts[] = {CT_DTYPE_FLOAT32, CT_DTYPE_FLOAT64};
+    for (size_t i = 0; i < sizeof dts / sizeof dts[0]; i++) {
+        ct_tensor *a = ct_test_tensor(dts[i], 2, (int64_t[]){2, 2},
+                                      (double[]){0, -4, 3, 0});
+        CT_ASSERT_OK(a);
+        ct_tensor *s = ct_linalg_svdvals(a, NULL);
+        CT_ASSERT_OK(s);
+        CT_ASSERT_EQ_INT(s->dtype, dts[i]);
+        CT_ASSERT_VALUES(s, 1e-6, 4, 3);
+        ct_tensor_decref(s);
+        for (size_t k = 0; k < sizeof ords / sizeof ords[0]; k++) {
+            ct_norm_ord ord = {ords[k].str, ords[k].p};
+            ct_tensor *r = ct_linalg_matrix_norm(a, ord, 2, last_two, false,
+                                                 CT_DTYPE_COUNT, NULL);
+            CT_ASSERT_OK(r);
+            CT_ASSERT_SHAPE(r, 0, 0);
+            CT_ASSERT_VALUES(r, 1e-6, ords[k].want);
+            ct_tensor_decref(r);
+        }
+        ct_tensor_decref(a);
+    }
+    /* a batch of two, one of them transposed through the dims */
+    ct_tensor *b = ct_test_tensor(CT_DTYPE_FLOAT64, 3, (int64_t[]){2, 2, 2},
+                                  (double[]){0, -4, 3, 0, 2, 0, 0, 1});
+    CT_ASSERT_OK(b);
+    ct_tensor *r = ct_linalg_svdvals(b, NULL);
+    CT_ASSERT_OK(r);
+    CT_ASSERT_SHAPE(r, 2, 2, 2);
+    CT_ASSERT_VALUES(r, 1e-12, 4, 3, 2, 1);
+    ct_tensor_decref(r);
+    r = ct_nuclear_norm(b, 2, (int64_t[]){2, 1}, true);
+    CT_ASSERT_OK(r);
+    CT_ASSERT_SHAPE(r, 3, 2, 1, 1);
+    CT_ASSERT_VALUES(r, 1e-12, 7, 3);
+    ct_tensor_decref(r);
+    /* errors: dtype, order, rank, NaN (torch.linalg.LinAlgError) */
+    ct_tensor *n = ct_test_tensor(CT_DTYPE_FLOAT32, 2, (int64_t[]){2, 2},
+                                  (double[]){NAN, 1, 1, 1});
+    ct_tensor *i = ct_test_iota(CT_DTYPE_INT32, 2, (int64_t[]){2, 2});
+    CT_ASSERT_OK(n);
+    CT_ASSERT_OK(i);
+    CT_ASSERT_TRUE(ct_linalg_svdvals(i, NULL) == NULL);
+    CT_ASSERT_ERROR(CT_ERR_RUNTIME, "linalg.svd: Expected a floating point or complex "
+                    "tensor as input. Got Int");
+    CT_ASSERT_TRUE(ct_linalg_matrix_norm(b, (ct_norm_ord){NULL, 3}, 2, last_two, false,
+                                         CT_DTYPE_COUNT, NULL) == NULL);
+    CT_ASSERT_ERROR(CT_ERR_RUNTIME, "linalg.matrix_norm: Order 3 not supported.");
+    CT_ASSERT_TRUE(ct_nuclear_norm(b, 0, NULL, false) == NULL);
+    CT_ASSERT_ERROR(CT_ERR_RUNTIME, "Expected a tensor with 2 dimensions, but got a "
+                    "tensor with 3 dimensions instead.");
+    CT_ASSERT_TRUE(ct_linalg_svdvals(n, NULL) == NULL);
+    CT_ASSERT_ERROR(CT_ERR_LINALG, "linalg.svd: The algorithm failed to converge "
+                    "because the input matrix contained non-finite values.");
+    ct_tensor_decref(i);
+    ct_tensor_decref(n);
     ct_tensor_decref(b);
 }

@@ -74,6 +74,7 @@
     TEST_ENTRY(linalg_add_products)                                           \
     TEST_ENTRY(linalg_tri_diag_trace)                                         \
     TEST_ENTRY(linalg_einsum)                                                 \
+    TEST_ENTRY(linalg_svdvals_norms)                                          \
     /* test_reduce.c */                                                       \
     TEST_ENTRY(reduce_sum_mean_dims)                                          \
     TEST_ENTRY(reduce_dtypes_and_empty)                                       \

@@ -1,7 +1,9 @@
 """Linear algebra (aten/cpu/matmul.c, linalg_tri.c, linalg_einsum.c;
 csrc/python/linalg.c): matmul and `@`, mm, bmm, mv, dot, vdot, outer, ger,
 addmm, addmv, baddbmm, addbmm, addr (and their in-place forms), tril, triu,
-diag, trace and einsum.
+diag, trace and einsum; singular values and matrix norms (aten/cpu/linalg_svd.c,
+linalg_norm.c): linalg.svdvals, linalg.matrix_norm, linalg.norm's matrix orders
+and torch.norm's p="fro" / p="nuc" (NORM_CASES, NORM_RECORDED).
 
 Each case of CASES is a builder run on a module (ctorch or torch).  Its
 result -- dtype, shape, strides and values, or the exception type and
@@ -15,7 +17,10 @@ some products in other memory orders).
 
 Deliberate differences from PyTorch 1.13 (2.x behaviour): float16 products
 and trace/diag of float16 / bfloat16 are computed (1.13 raises "not
-implemented"), and diag of a far-off diagonal gives an empty tensor.
+implemented"), diag of a far-off diagonal gives an empty tensor, and
+torch.norm(x, "fro", dim=(a, b)) of float16 / bfloat16 is computed (1.13 raises
+"sqrt_vml_cpu" not implemented) and of integers raises norm()'s dtype error
+(1.13 fails an internal assert).
 """
 
 import gc
@@ -1189,6 +1194,721 @@ def test_no_leaks():
     def run_all():
         for name in CASES:
             outcome(ctorch, name)
+    run_all()
+    gc.collect()
+    before = ctorch._C._live_counts()[:2]
+    for _ in range(2):
+        run_all()
+    gc.collect()
+    assert ctorch._C._live_counts()[:2] == before
+
+
+# --- singular values and matrix norms -------------------------------------------------
+# torch.linalg.svdvals / matrix_norm / norm and torch.norm's p="fro" / "nuc", recorded
+# from PyTorch 1.13 in NORM_RECORDED like CASES above.  M(...) is full-rank (smallest
+# singular value above 1 for every shape used), so the values do not depend on how a
+# LAPACK rounds a zero singular value; they are compared with a tolerance because the
+# last bits of an SVD may differ between LAPACK builds.
+
+INF = float("inf")
+NAN = float("nan")
+
+
+def M(m, *shape, dt=None):
+    """Integers -6..6 in a full-rank pattern, of dtype dt (float32), shaped."""
+    n = math.prod(shape)
+    return ((m.arange(n) * 7 + 3) % 13 - 6).to(dt or m.float32).reshape(*shape)
+
+
+def _svd(m, *shape, dt=None):
+    return m.linalg.svdvals(M(m, *shape, dt=dt))
+
+
+def _mn(m, ord, *shape, dt=None, **kw):
+    return m.linalg.matrix_norm(M(m, *shape, dt=dt), ord, **kw)
+
+
+NAN_MATRIX = [[float("nan"), 1.0], [1.0, 1.0]]
+
+NORM_CASES = {
+    # svdvals
+    "svdvals": lambda m: _svd(m, 3, 4),
+    "svdvals tall": lambda m: _svd(m, 5, 2),
+    "svdvals float64": lambda m: _svd(m, 4, 3, dt=m.float64),
+    "svdvals batch": lambda m: _svd(m, 2, 2, 3, 3),
+    "svdvals mT": lambda m: m.linalg.svdvals(M(m, 2, 4, 3).mT),
+    "svdvals slice": lambda m: m.linalg.svdvals(M(m, 4, 6)[:, ::2]),
+    "svdvals 1x4": lambda m: _svd(m, 1, 4),
+    "svdvals 0x3": lambda m: _svd(m, 0, 3),
+    "svdvals 3x0": lambda m: _svd(m, 3, 0),
+    "svdvals 2x0x3": lambda m: _svd(m, 2, 0, 3),
+    "svdvals 0x2x3": lambda m: _svd(m, 0, 2, 3),
+    "svdvals half empty": lambda m: _svd(m, 0, 3, dt=m.float16),
+    "svdvals int": lambda m: _svd(m, 2, 2, dt=m.int32),
+    "svdvals int empty": lambda m: _svd(m, 0, 2, dt=m.int64),
+    "svdvals bool": lambda m: _svd(m, 2, 2, dt=m.bool),
+    "svdvals half": lambda m: _svd(m, 2, 2, dt=m.float16),
+    "svdvals bfloat16": lambda m: _svd(m, 2, 2, dt=m.bfloat16),
+    "svdvals 1d": lambda m: _svd(m, 3),
+    "svdvals 0d": lambda m: m.linalg.svdvals(m.tensor(1.0)),
+    "svdvals nan": lambda m: m.linalg.svdvals(m.tensor(NAN_MATRIX)),
+    "svdvals nan batch": lambda m: m.linalg.svdvals(
+        m.stack([m.ones(2, 2), m.tensor(NAN_MATRIX)])),
+    "svdvals inf": lambda m: m.linalg.svdvals(m.tensor([[INF, 1.0], [1.0, 1.0]])),
+    "svdvals out": lambda m: m.linalg.svdvals(M(m, 3, 4), out=m.empty(0)),
+    "svdvals out resized": lambda m: m.linalg.svdvals(M(m, 3, 4), out=m.empty(5)),
+    "svdvals out dtype": lambda m: m.linalg.svdvals(M(m, 3, 4),
+                                                    out=m.empty(0, dtype=m.float64)),
+    "svdvals out int": lambda m: m.linalg.svdvals(M(m, 3, 4, dt=m.float64),
+                                                  out=m.empty(0, dtype=m.int64)),
+    "svdvals driver": lambda m: m.linalg.svdvals(M(m, 3, 4), driver="gesvd"),
+    "svdvals kw": lambda m: m.linalg.svdvals(A=M(m, 3, 4)),
+    "svdvals number": lambda m: m.linalg.svdvals(1),
+    # matrix_norm: every order, batches, dims, keepdim, dtype=
+    **{"matrix_norm %s" % o: (lambda o: lambda m: _mn(m, o, 3, 4))(o)
+       for o in ["fro", "nuc", INF, -INF, 1, -1, 2, -2]},
+    **{"matrix_norm %s batch dims" % o:
+       (lambda o: lambda m: _mn(m, o, 2, 3, 4, dim=(2, 0)))(o)
+       for o in ["fro", "nuc", INF, -INF, 1, -1, 2, -2]},
+    **{"matrix_norm %s keepdim" % o:
+       (lambda o: lambda m: _mn(m, o, 2, 3, 4, dim=(-1, 0), keepdim=True))(o)
+       for o in ["fro", "nuc", INF, -INF, 1, -1, 2, -2]},
+    **{"matrix_norm %s float64" % o:
+       (lambda o: lambda m: _mn(m, o, 2, 4, 3, dtype=m.float64))(o)
+       for o in ["fro", "nuc", INF, -1, -2]},
+    **{"matrix_norm %s half" % o: (lambda o: lambda m: _mn(m, o, 3, 4, dt=m.float16))(o)
+       for o in ["fro", "nuc", INF, -1, 2]},
+    **{"matrix_norm %s empty %s" % (o, s):
+       (lambda o, s: lambda m: _mn(m, o, *s))(o, s)
+       for o in ["nuc", INF, 1, -2] for s in [(0, 3), (3, 0), (2, 0, 3), (0, 2, 3)]},
+    "matrix_norm default": lambda m: m.linalg.matrix_norm(M(m, 2, 3, 4)),
+    "matrix_norm kw": lambda m: m.linalg.matrix_norm(input=M(m, 3, 4), ord="nuc",
+                                                     dim=[0, 1], keepdim=True),
+    "matrix_norm bool ord": lambda m: _mn(m, True, 3, 4),
+    "matrix_norm tensor ord": lambda m: _mn(m, m.tensor(-2.0), 3, 4),
+    "matrix_norm float64 in": lambda m: _mn(m, 2, 3, 4, dt=m.float64),
+    "matrix_norm half in float": lambda m: _mn(m, 1, 3, 4, dt=m.float16, dtype=m.float32),
+    "matrix_norm out": lambda m: _mn(m, 2, 2, 3, 4, out=m.empty(0)),
+    "matrix_norm out resized": lambda m: _mn(m, "nuc", 3, 4, out=m.empty(3)),
+    "matrix_norm inf": lambda m: m.linalg.matrix_norm(m.tensor([[INF, 1.0], [1.0, 1.0]]), 2),
+    "matrix_norm inf 1": lambda m: m.linalg.matrix_norm(m.tensor([[INF, 1.0], [1.0, 1.0]]),
+                                                        -1),
+    "matrix_norm nan fro": lambda m: m.linalg.matrix_norm(m.tensor(NAN_MATRIX)),
+    # matrix_norm errors, in torch's order: ord, rank, dtype, dim, dtype=
+    "matrix_norm order 3": lambda m: _mn(m, 3, 3, 4),
+    "matrix_norm order 0": lambda m: _mn(m, 0, 3, 4),
+    "matrix_norm order 0.5": lambda m: _mn(m, 0.5, 3, 4),
+    "matrix_norm order 1e10": lambda m: _mn(m, 1e10, 3, 4),
+    "matrix_norm order nan": lambda m: _mn(m, float("nan"), 3, 4),
+    "matrix_norm order str": lambda m: _mn(m, "abc", 3, 4),
+    "matrix_norm order first": lambda m: _mn(m, "abc", 3, dt=m.int32),
+    "matrix_norm order None": lambda m: _mn(m, None, 3, 4),
+    "matrix_norm 1d": lambda m: _mn(m, "fro", 4),
+    "matrix_norm 0d": lambda m: m.linalg.matrix_norm(m.tensor(2.0), 2),
+    "matrix_norm int": lambda m: _mn(m, "fro", 3, 4, dt=m.int64),
+    "matrix_norm bool": lambda m: _mn(m, 1, 3, 4, dt=m.bool),
+    "matrix_norm half 2": lambda m: _mn(m, -2, 3, 4, dt=m.float16),
+    "matrix_norm bfloat16 nuc": lambda m: _mn(m, "nuc", 3, 4, dt=m.bfloat16),
+    "matrix_norm half in float 2": lambda m: _mn(m, 2, 3, 4, dt=m.float16,
+                                                 dtype=m.float32),
+    "matrix_norm dim 1": lambda m: _mn(m, "fro", 2, 3, 4, dim=(1,)),
+    "matrix_norm dim 3": lambda m: _mn(m, 2, 2, 3, 4, dim=(0, 1, 2)),
+    "matrix_norm dim empty": lambda m: _mn(m, 2, 2, 3, 4, dim=()),
+    "matrix_norm dim int": lambda m: _mn(m, 2, 2, 3, 4, dim=1),
+    "matrix_norm dim same": lambda m: _mn(m, "nuc", 2, 3, 4, dim=(1, -2)),
+    "matrix_norm dim range": lambda m: _mn(m, 1, 2, 3, 4, dim=(1, 3)),
+    "matrix_norm dim range neg": lambda m: _mn(m, 1, 2, 3, 4, dim=(-4, 1)),
+    "matrix_norm dtype int": lambda m: _mn(m, 2, 3, 4, dtype=m.int64),
+    "matrix_norm dtype narrow": lambda m: _mn(m, "fro", 3, 4, dtype=m.float16),
+    "matrix_norm out dtype": lambda m: _mn(m, 2, 3, 4, out=m.empty(0, dtype=m.float64)),
+    "matrix_norm out dtype=": lambda m: _mn(m, INF, 3, 4, dtype=m.float64,
+                                            out=m.empty(0)),
+    "matrix_norm nan": lambda m: m.linalg.matrix_norm(m.tensor(NAN_MATRIX), "nuc"),
+    "matrix_norm nan batch": lambda m: m.linalg.matrix_norm(
+        m.stack([m.ones(2, 2), m.tensor(NAN_MATRIX)]), -2),
+    # linalg.norm: matrix orders over two dims or of a 2-D input
+    **{"norm %s" % o: (lambda o: lambda m: m.linalg.norm(M(m, 3, 4), o))(o)
+       for o in [None, "fro", "nuc", INF, -INF, 1, -1, 2, -2, 3]},
+    **{"norm %s dims" % o:
+       (lambda o: lambda m: m.linalg.norm(M(m, 2, 3, 4), o, (0, -1), True))(o)
+       for o in [None, "fro", "nuc", INF, -1, 2]},
+    **{"norm %s 1d" % o: (lambda o: lambda m: m.linalg.norm(M(m, 5), o))(o)
+       for o in [None, "fro", "nuc", INF, -INF, 1, -1, 2, -2, 3, 0]},
+    **{"norm %s dim 1" % o: (lambda o: lambda m: m.linalg.norm(M(m, 2, 3, 4), o, 1))(o)
+       for o in [None, "fro", INF, -2, 0]},
+    **{"norm %s 3d" % o: (lambda o: lambda m: m.linalg.norm(M(m, 2, 3, 4), o))(o)
+       for o in [None, "fro", 2]},
+    **{"norm %s dim 3" % o:
+       (lambda o: lambda m: m.linalg.norm(M(m, 2, 3, 4), o, (0, 1, 2)))(o)
+       for o in [None, "nuc", 1]},
+    **{"norm %s dim empty" % o: (lambda o: lambda m: m.linalg.norm(M(m, 3, 4), o, ()))(o)
+       for o in [None, "fro", 2]},
+    "norm 3 dims": lambda m: m.linalg.norm(M(m, 2, 3, 4), 3, (1, 2)),
+    "norm abc": lambda m: m.linalg.norm(M(m, 2, 3, 4), "abc", 1),
+    "norm dtype": lambda m: m.linalg.norm(M(m, 3, 4), -2, dtype=m.float64),
+    "norm int": lambda m: m.linalg.norm(M(m, 3, 4, dt=m.int32), 2),
+    "norm out": lambda m: m.linalg.norm(M(m, 3, 4), "nuc", out=m.empty(0)),
+    "norm out dtype": lambda m: m.linalg.norm(M(m, 3, 4), 2, out=m.empty(0, dtype=m.float64)),
+    "norm vector out dtype": lambda m: m.linalg.norm(M(m, 4), out=m.empty(0, dtype=m.float64)),
+    "norm kw": lambda m: m.linalg.norm(input=M(m, 3, 4), ord=-1, dim=[1, 0]),
+    # torch.norm and Tensor.norm with p="nuc" / "fro"
+    "torch.norm nuc": lambda m: m.norm(M(m, 3, 4), "nuc"),
+    "torch.norm nuc keepdim": lambda m: m.norm(M(m, 3, 4), "nuc", keepdim=True),
+    "torch.norm nuc dims": lambda m: m.norm(M(m, 2, 3, 4), "nuc", (2, 0), True),
+    "torch.norm nuc empty": lambda m: m.norm(M(m, 0, 3), "nuc"),
+    "torch.norm nuc 3d": lambda m: m.norm(M(m, 2, 3, 4), "nuc"),
+    "torch.norm nuc 1d": lambda m: m.norm(M(m, 4), "nuc"),
+    "torch.norm nuc 1d dims": lambda m: m.norm(M(m, 4), "nuc", (0, 1)),
+    "torch.norm nuc dim 1": lambda m: m.norm(M(m, 3, 4), "nuc", 1),
+    "torch.norm nuc dim empty": lambda m: m.norm(M(m, 3, 4), "nuc", ()),
+    "torch.norm nuc dim same": lambda m: m.norm(M(m, 2, 3, 4), "nuc", (0, -3)),
+    "torch.norm nuc dtype": lambda m: m.norm(M(m, 3, 4), "nuc", dtype=m.float64),
+    "torch.norm nuc int": lambda m: m.norm(M(m, 3, 4, dt=m.int64), "nuc"),
+    "torch.norm nuc half": lambda m: m.norm(M(m, 3, 4, dt=m.float16), "nuc"),
+    "torch.norm nuc out": lambda m: m.norm(M(m, 3, 4), "nuc", out=m.empty(0, dtype=m.float64)),
+    "torch.norm nuc out 3d": lambda m: m.norm(M(m, 2, 3, 4), "nuc", out=m.empty(0)),
+    "torch.norm fro": lambda m: m.norm(M(m, 2, 3, 4), "fro"),
+    "torch.norm fro dims": lambda m: m.norm(M(m, 2, 3, 4), "fro", (2, 0), True),
+    "torch.norm fro dim 1": lambda m: m.norm(M(m, 2, 3, 4), "fro", -1),
+    "torch.norm fro dim 3": lambda m: m.norm(M(m, 2, 3, 4), "fro", (0, 1, 2)),
+    "torch.norm fro dim same": lambda m: m.norm(M(m, 2, 3, 4), "fro", (0, -3)),
+    "torch.norm fro dtype": lambda m: m.norm(M(m, 3, 4), "fro", dtype=m.float64),
+    "torch.norm fro out 3d": lambda m: m.norm(M(m, 2, 3, 4), "fro", out=m.empty(0)),
+    "torch.norm fro out": lambda m: m.norm(M(m, 3, 4), "fro", out=m.empty(0)),
+    "torch.norm default dim 3": lambda m: m.norm(M(m, 2, 3, 4), dim=(0, 1, 2)),
+    "torch.norm default dtype": lambda m: m.norm(M(m, 3, 4), dtype=m.float64),
+    "torch.norm None dim 3": lambda m: m.norm(M(m, 2, 3, 4), None, (0, 1, 2)),
+    "torch.norm abc": lambda m: m.norm(M(m, 3, 4), "abc"),
+    "Tensor.norm nuc": lambda m: M(m, 3, 4).norm("nuc"),
+    "Tensor.norm nuc dims": lambda m: M(m, 2, 3, 4).norm(p="nuc", dim=(0, 1), keepdim=True),
+    "Tensor.norm fro dims": lambda m: M(m, 2, 3, 4).norm("fro", (0, 1)),
+    "Tensor.norm nuc 3d": lambda m: M(m, 2, 3, 4).norm(p="nuc"),
+}
+
+
+def norm_outcome(m, name):
+    """What NORM_CASES[name] gives on module m, as outcome() does."""
+    try:
+        r = NORM_CASES[name](m)
+        return ("ok", repr(r.dtype).replace("torch.", ""), tuple(r.shape), tuple(r.stride()),
+                [float(v) for v in r.double().flatten().tolist()])
+    except Exception as e:      # noqa: BLE001 - the exception is the result
+        return (type(e).__name__, str(e).split("\n")[0])
+
+
+def _same_outcome(got, want):
+    """Equal outcomes; values within float32 rounding of an SVD (NaN equal)."""
+    assert got[:4] == want[:4]
+    if got[0] == "ok":
+        assert len(got[4]) == len(want[4])
+        for x, y in zip(got[4], want[4]):
+            assert (math.isnan(x) and math.isnan(y)) or x == pytest.approx(
+                y, rel=2e-6, abs=1e-5), (x, y)
+
+
+# Recorded from PyTorch 1.13 by running NORM_CASES on torch.
+NORM_RECORDED = {'Tensor.norm fro dims': ('ok', 'float32', (4,), (1,),
+                          [9.0, 9.380831718444824, 9.219544410705566,
+                           9.219544410705566]),
+ 'Tensor.norm nuc': ('ok', 'float32', (), (), [19.891590118408203]),
+ 'Tensor.norm nuc 3d': ('RuntimeError',
+                        'Expected a tensor with 2 dimensions, but got a tensor with 3 '
+                        'dimensions instead.'),
+ 'Tensor.norm nuc dims': ('ok', 'float32', (1, 1, 4), (1, 1, 1),
+                          [10.930268287658691, 11.120479583740234, 10.916776657104492,
+                           10.916776657104492]),
+ 'matrix_norm -1': ('ok', 'float32', (), (), [4.0]),
+ 'matrix_norm -1 batch dims': ('ok', 'float32', (3,), (1,), [12.0, 12.0, 12.0]),
+ 'matrix_norm -1 float64': ('ok', 'float64', (2,), (1,), [13.0, 12.0]),
+ 'matrix_norm -1 half': ('ok', 'float16', (), (), [4.0]),
+ 'matrix_norm -1 keepdim': ('ok', 'float32', (1, 3, 1), (3, 1, 1), [12.0, 12.0, 12.0]),
+ 'matrix_norm -2': ('ok', 'float32', (), (), [1.4495925903320312]),
+ 'matrix_norm -2 batch dims': ('ok', 'float32', (3,), (1,),
+                               [2.4875576496124268, 7.429779529571533,
+                                5.032322883605957]),
+ 'matrix_norm -2 empty (0, 2, 3)': ('ok', 'float32', (0,), (1,), []),
+ 'matrix_norm -2 empty (0, 3)': ('IndexError',
+                                 'amin(): Expected reduction dim -1 to have non-zero '
+                                 'size.'),
+ 'matrix_norm -2 empty (2, 0, 3)': ('IndexError',
+                                    'amin(): Expected reduction dim -1 to have '
+                                    'non-zero size.'),
+ 'matrix_norm -2 empty (3, 0)': ('IndexError',
+                                 'amin(): Expected reduction dim -1 to have non-zero '
+                                 'size.'),
+ 'matrix_norm -2 float64': ('ok', 'float64', (2,), (1,),
+                            [1.4015406237101036, 2.8212051203742634]),
+ 'matrix_norm -2 keepdim': ('ok', 'float32', (1, 3, 1), (1, 1, 1),
+                            [2.4875576496124268, 7.429779529571533, 5.032322883605957]),
+ 'matrix_norm -inf': ('ok', 'float32', (), (), [12.0]),
+ 'matrix_norm -inf batch dims': ('ok', 'float32', (3,), (1,), [6.0, 6.0, 6.0]),
+ 'matrix_norm -inf keepdim': ('ok', 'float32', (1, 3, 1), (3, 1, 1), [6.0, 6.0, 6.0]),
+ 'matrix_norm 0d': ('RuntimeError',
+                    'linalg.matrix_norm: The input tensor A must have at least 2 '
+                    'dimensions.'),
+ 'matrix_norm 1': ('ok', 'float32', (), (), [15.0]),
+ 'matrix_norm 1 batch dims': ('ok', 'float32', (3,), (1,), [14.0, 13.0, 14.0]),
+ 'matrix_norm 1 empty (0, 2, 3)': ('ok', 'float32', (0,), (1,), []),
+ 'matrix_norm 1 empty (0, 3)': ('ok', 'float32', (), (), [0.0]),
+ 'matrix_norm 1 empty (2, 0, 3)': ('ok', 'float32', (2,), (1,), [0.0, 0.0]),
+ 'matrix_norm 1 empty (3, 0)': ('IndexError',
+                                'amax(): Expected reduction dim 0 to have non-zero '
+                                'size.'),
+ 'matrix_norm 1 keepdim': ('ok', 'float32', (1, 3, 1), (3, 1, 1), [14.0, 13.0, 14.0]),
+ 'matrix_norm 1d': ('RuntimeError',
+                    'linalg.matrix_norm: The input tensor A must have at least 2 '
+                    'dimensions.'),
+ 'matrix_norm 2': ('ok', 'float32', (), (), [9.871014595031738]),
+ 'matrix_norm 2 batch dims': ('ok', 'float32', (3,), (1,),
+                              [9.263479232788086, 8.93299388885498, 9.309979438781738]),
+ 'matrix_norm 2 half': ('RuntimeError',
+                        'linalg.matrix_norm: Low precision dtypes not supported. Got '
+                        'Half'),
+ 'matrix_norm 2 keepdim': ('ok', 'float32', (1, 3, 1), (1, 1, 1),
+                           [9.263479232788086, 8.93299388885498, 9.309979438781738]),
+ 'matrix_norm bfloat16 nuc': ('RuntimeError',
+                              'linalg.matrix_norm: Low precision dtypes not supported. '
+                              'Got BFloat16'),
+ 'matrix_norm bool': ('RuntimeError',
+                      'linalg.matrix_norm: Expected a floating point or complex tensor '
+                      'as input. Got Bool'),
+ 'matrix_norm bool ord': ('ok', 'float32', (), (), [15.0]),
+ 'matrix_norm default': ('ok', 'float32', (2,), (1,),
+                         [13.152946472167969, 12.884099006652832]),
+ 'matrix_norm dim 1': ('RuntimeError',
+                       'linalg.matrix_norm: dim must be a 2-tuple. Got 1'),
+ 'matrix_norm dim 3': ('RuntimeError',
+                       'linalg.matrix_norm: dim must be a 2-tuple. Got 0 1 2'),
+ 'matrix_norm dim empty': ('RuntimeError',
+                           'linalg.matrix_norm: dim must be a 2-tuple. Got '),
+ 'matrix_norm dim int': ('TypeError',
+                         'linalg_matrix_norm() received an invalid combination of '
+                         'arguments - got (Tensor, int, dim=int), but expected one '
+                         'of:'),
+ 'matrix_norm dim range': ('IndexError',
+                           'Dimension out of range (expected to be in range of [-3, '
+                           '2], but got 3)'),
+ 'matrix_norm dim range neg': ('IndexError',
+                               'Dimension out of range (expected to be in range of '
+                               '[-3, 2], but got -4)'),
+ 'matrix_norm dim same': ('RuntimeError',
+                          'linalg.matrix_norm: dims must be different. Got (1, 1)'),
+ 'matrix_norm dtype int': ('RuntimeError',
+                           'linalg.matrix_norm: dtype should be floating point or '
+                           'complex, but got Long'),
+ 'matrix_norm dtype narrow': ('RuntimeError',
+                              'linalg.matrix_norm: the dtype of the input (Float) '
+                              'should be convertible without narrowing to the '
+                              'specified dtype (Half)'),
+ 'matrix_norm float64 in': ('ok', 'float64', (), (), [9.8710148206244]),
+ 'matrix_norm fro': ('ok', 'float32', (), (), [13.152946472167969]),
+ 'matrix_norm fro batch dims': ('ok', 'float32', (3,), (1,),
+                                [9.591663360595703, 11.618949890136719,
+                                 10.58300495147705]),
+ 'matrix_norm fro float64': ('ok', 'float64', (2,), (1,),
+                             [13.152946437965905, 12.884098726725126]),
+ 'matrix_norm fro half': ('ok', 'float16', (), (), [13.15625]),
+ 'matrix_norm fro keepdim': ('ok', 'float32', (1, 3, 1), (3, 1, 1),
+                             [9.591663360595703, 11.618949890136719,
+                              10.58300495147705]),
+ 'matrix_norm half 2': ('RuntimeError',
+                        'linalg.matrix_norm: Low precision dtypes not supported. Got '
+                        'Half'),
+ 'matrix_norm half in float': ('ok', 'float32', (), (), [15.0]),
+ 'matrix_norm half in float 2': ('RuntimeError',
+                                 'linalg.matrix_norm: Low precision dtypes not '
+                                 'supported. Got Half'),
+ 'matrix_norm inf': ('ok', 'float32', (), (), [NAN]),
+ 'matrix_norm inf 1': ('ok', 'float32', (), (), [2.0]),
+ 'matrix_norm inf batch dims': ('ok', 'float32', (3,), (1,), [7.0, 7.0, 7.0]),
+ 'matrix_norm inf empty (0, 2, 3)': ('ok', 'float32', (0,), (1,), []),
+ 'matrix_norm inf empty (0, 3)': ('IndexError',
+                                  'amax(): Expected reduction dim 0 to have non-zero '
+                                  'size.'),
+ 'matrix_norm inf empty (2, 0, 3)': ('IndexError',
+                                     'amax(): Expected reduction dim 1 to have '
+                                     'non-zero size.'),
+ 'matrix_norm inf empty (3, 0)': ('ok', 'float32', (), (), [0.0]),
+ 'matrix_norm inf float64': ('ok', 'float64', (2,), (1,), [12.0, 12.0]),
+ 'matrix_norm inf half': ('ok', 'float16', (), (), [14.0]),
+ 'matrix_norm inf keepdim': ('ok', 'float32', (1, 3, 1), (3, 1, 1), [7.0, 7.0, 7.0]),
+ 'matrix_norm int': ('RuntimeError',
+                     'linalg.matrix_norm: Expected a floating point or complex tensor '
+                     'as input. Got Long'),
+ 'matrix_norm kw': ('ok', 'float32', (1, 1), (1, 1), [19.891590118408203]),
+ 'matrix_norm nan': ('_LinAlgError',
+                     'linalg.svd: The algorithm failed to converge because the input '
+                     'matrix contained non-finite values.'),
+ 'matrix_norm nan batch': ('_LinAlgError',
+                           'linalg.svd: (Batch element 1): The algorithm failed to '
+                           'converge because the input matrix contained non-finite '
+                           'values.'),
+ 'matrix_norm nan fro': ('ok', 'float32', (), (), [NAN]),
+ 'matrix_norm nuc': ('ok', 'float32', (), (), [19.891590118408203]),
+ 'matrix_norm nuc batch dims': ('ok', 'float32', (3,), (1,),
+                                [11.751036643981934, 16.362773895263672,
+                                 14.342302322387695]),
+ 'matrix_norm nuc empty (0, 2, 3)': ('ok', 'float32', (0,), (1,), []),
+ 'matrix_norm nuc empty (0, 3)': ('ok', 'float32', (), (), [0.0]),
+ 'matrix_norm nuc empty (2, 0, 3)': ('ok', 'float32', (2,), (1,), [0.0, 0.0]),
+ 'matrix_norm nuc empty (3, 0)': ('ok', 'float32', (), (), [0.0]),
+ 'matrix_norm nuc float64': ('ok', 'float64', (2,), (1,),
+                             [19.074005048458236, 20.58415835075291]),
+ 'matrix_norm nuc half': ('RuntimeError',
+                          'linalg.matrix_norm: Low precision dtypes not supported. Got '
+                          'Half'),
+ 'matrix_norm nuc keepdim': ('ok', 'float32', (1, 3, 1), (1, 1, 1),
+                             [11.751036643981934, 16.362773895263672,
+                              14.342302322387695]),
+ 'matrix_norm order 0': ('RuntimeError', 'linalg.matrix_norm: Order 0 not supported.'),
+ 'matrix_norm order 0.5': ('RuntimeError',
+                           'linalg.matrix_norm: Order 0.5 not supported.'),
+ 'matrix_norm order 1e10': ('RuntimeError',
+                            'linalg.matrix_norm: Order 1e+10 not supported.'),
+ 'matrix_norm order 3': ('RuntimeError', 'linalg.matrix_norm: Order 3 not supported.'),
+ 'matrix_norm order None': ('TypeError',
+                            'linalg_matrix_norm() received an invalid combination of '
+                            'arguments - got (Tensor, NoneType), but expected one of:'),
+ 'matrix_norm order first': ('RuntimeError',
+                             'linalg.matrix_norm: Order abc not supported.'),
+ 'matrix_norm order nan': ('RuntimeError',
+                           'linalg.matrix_norm: Order nan not supported.'),
+ 'matrix_norm order str': ('RuntimeError',
+                           'linalg.matrix_norm: Order abc not supported.'),
+ 'matrix_norm out': ('ok', 'float32', (2,), (1,),
+                     [9.871014595031738, 12.525708198547363]),
+ 'matrix_norm out dtype': ('RuntimeError',
+                           'linalg.matrix_norm expected out tensor dtype Float but '
+                           'got: Double'),
+ 'matrix_norm out dtype=': ('RuntimeError',
+                            'linalg.matrix_norm expected out tensor dtype Double but '
+                            'got: Float'),
+ 'matrix_norm out resized': ('ok', 'float32', (), (), [19.891590118408203]),
+ 'matrix_norm tensor ord': ('ok', 'float32', (), (), [1.4495925903320312]),
+ 'norm -1': ('ok', 'float32', (), (), [4.0]),
+ 'norm -1 1d': ('ok', 'float32', (), (), [0.43795621395111084]),
+ 'norm -1 dims': ('ok', 'float32', (1, 3, 1), (3, 1, 1), [6.0, 6.0, 6.0]),
+ 'norm -2': ('ok', 'float32', (), (), [1.4495925903320312]),
+ 'norm -2 1d': ('ok', 'float32', (), (), [0.8265842795372009]),
+ 'norm -2 dim 1': ('ok', 'float32', (2, 4), (4, 1),
+                   [0.6882472038269043, 2.770542621612549, 0.0, 2.770542621612549,
+                    2.3643312454223633, 0.6882472038269043, 2.770542621612549, 0.0]),
+ 'norm -inf': ('ok', 'float32', (), (), [12.0]),
+ 'norm -inf 1d': ('ok', 'float32', (), (), [1.0]),
+ 'norm 0 1d': ('ok', 'float32', (), (), [5.0]),
+ 'norm 0 dim 1': ('ok', 'float32', (2, 4), (4, 1),
+                  [3.0, 3.0, 2.0, 3.0, 3.0, 3.0, 3.0, 2.0]),
+ 'norm 1': ('ok', 'float32', (), (), [15.0]),
+ 'norm 1 1d': ('ok', 'float32', (), (), [15.0]),
+ 'norm 1 dim 3': ('RuntimeError',
+                  'linalg.norm: If dim is specified, it must be of length 1 or 2. Got '
+                  '[0, 1, 2]'),
+ 'norm 2': ('ok', 'float32', (), (), [9.871014595031738]),
+ 'norm 2 1d': ('ok', 'float32', (), (), [7.416198253631592]),
+ 'norm 2 3d': ('RuntimeError',
+               'linalg.norm: If dim is not specified but ord is, the input must be 1D '
+               'or 2D. Got 3D.'),
+ 'norm 2 dim empty': ('RuntimeError',
+                      'linalg.norm: If dim is specified, it must be of length 1 or 2. '
+                      'Got []'),
+ 'norm 2 dims': ('ok', 'float32', (1, 3, 1), (1, 1, 1),
+                 [9.263479232788086, 8.93299388885498, 9.309979438781738]),
+ 'norm 3': ('RuntimeError', 'linalg.matrix_norm: Order 3 not supported.'),
+ 'norm 3 1d': ('ok', 'float32', (), (), [6.082202434539795]),
+ 'norm 3 dims': ('RuntimeError', 'linalg.matrix_norm: Order 3 not supported.'),
+ 'norm None': ('ok', 'float32', (), (), [13.152946472167969]),
+ 'norm None 1d': ('ok', 'float32', (), (), [7.416198253631592]),
+ 'norm None 3d': ('ok', 'float32', (), (), [18.41195297241211]),
+ 'norm None dim 1': ('ok', 'float32', (2, 4), (4, 1),
+                     [3.316624879837036, 8.774964332580566, 2.8284270763397217,
+                      8.774964332580566, 8.366600036621094, 3.316624879837036,
+                      8.774964332580566, 2.8284270763397217]),
+ 'norm None dim 3': ('RuntimeError',
+                     'linalg.norm: If dim is specified, it must be of length 1 or 2. '
+                     'Got [0, 1, 2]'),
+ 'norm None dim empty': ('RuntimeError',
+                         'linalg.norm: If dim is specified, it must be of length 1 or '
+                         '2. Got []'),
+ 'norm None dims': ('ok', 'float32', (1, 3, 1), (3, 1, 1),
+                    [9.591663360595703, 11.618949890136719, 10.58300495147705]),
+ 'norm abc': ('RuntimeError', 'linalg.matrix_norm: Order abc not supported.'),
+ 'norm dtype': ('ok', 'float64', (), (), [1.449592463228332]),
+ 'norm fro': ('ok', 'float32', (), (), [13.152946472167969]),
+ 'norm fro 1d': ('RuntimeError',
+                 'linalg.matrix_norm: The input tensor A must have at least 2 '
+                 'dimensions.'),
+ 'norm fro 3d': ('RuntimeError',
+                 'linalg.norm: If dim is not specified but ord is, the input must be '
+                 '1D or 2D. Got 3D.'),
+ 'norm fro dim 1': ('RuntimeError', 'linalg.matrix_norm: dim must be a 2-tuple. Got 1'),
+ 'norm fro dim empty': ('RuntimeError',
+                        'linalg.norm: If dim is specified, it mut be of length 1 or 2. '
+                        'Got []'),
+ 'norm fro dims': ('ok', 'float32', (1, 3, 1), (3, 1, 1),
+                   [9.591663360595703, 11.618949890136719, 10.58300495147705]),
+ 'norm inf': ('ok', 'float32', (), (), [14.0]),
+ 'norm inf 1d': ('ok', 'float32', (), (), [5.0]),
+ 'norm inf dim 1': ('ok', 'float32', (2, 4), (4, 1),
+                    [3.0, 6.0, 2.0, 6.0, 6.0, 3.0, 6.0, 2.0]),
+ 'norm inf dims': ('ok', 'float32', (1, 3, 1), (3, 1, 1), [14.0, 13.0, 14.0]),
+ 'norm int': ('RuntimeError',
+              'linalg.matrix_norm: Expected a floating point or complex tensor as '
+              'input. Got Int'),
+ 'norm kw': ('ok', 'float32', (), (), [12.0]),
+ 'norm nuc': ('ok', 'float32', (), (), [19.891590118408203]),
+ 'norm nuc 1d': ('RuntimeError',
+                 'linalg.matrix_norm: The input tensor A must have at least 2 '
+                 'dimensions.'),
+ 'norm nuc dim 3': ('RuntimeError',
+                    'linalg.norm: If dim is specified, it mut be of length 1 or 2. Got '
+                    '[0, 1, 2]'),
+ 'norm nuc dims': ('ok', 'float32', (1, 3, 1), (1, 1, 1),
+                   [11.751036643981934, 16.362773895263672, 14.342302322387695]),
+ 'norm out': ('ok', 'float32', (), (), [19.891590118408203]),
+ 'norm out dtype': ('RuntimeError',
+                    'linalg.norm expected out tensor dtype Float but got: Double'),
+ 'norm vector out dtype': ('RuntimeError',
+                           'linalg.norm expected out tensor dtype Float but got: '
+                           'Double'),
+ 'svdvals': ('ok', 'float32', (3,), (1,),
+             [9.871014595031738, 8.570981979370117, 1.4495925903320312]),
+ 'svdvals 0d': ('RuntimeError',
+                'linalg.svd: The input tensor A must have at least 2 dimensions.'),
+ 'svdvals 0x2x3': ('ok', 'float32', (0, 2), (2, 1), []),
+ 'svdvals 0x3': ('ok', 'float32', (0,), (1,), []),
+ 'svdvals 1d': ('RuntimeError',
+                'linalg.svd: The input tensor A must have at least 2 dimensions.'),
+ 'svdvals 1x4': ('ok', 'float32', (1,), (1,), [7.348469257354736]),
+ 'svdvals 2x0x3': ('ok', 'float32', (2, 0), (1, 1), []),
+ 'svdvals 3x0': ('ok', 'float32', (0,), (1,), []),
+ 'svdvals batch': ('ok', 'float32', (2, 2, 3), (6, 3, 1),
+                   [9.567373275756836, 5.9289350509643555, 1.1458923816680908,
+                    9.75688362121582, 3.5394742488861084, 1.1293138265609741,
+                    8.549471855163574, 7.55465841293335, 2.415297269821167,
+                    10.50696086883545, 5.694156169891357, 1.0864425897598267]),
+ 'svdvals bfloat16': ('RuntimeError',
+                      '"linalg_svd_cpu" not implemented for \'BFloat16\''),
+ 'svdvals bool': ('RuntimeError',
+                  'linalg.svd: Expected a floating point or complex tensor as input. '
+                  'Got Bool'),
+ 'svdvals driver': ('RuntimeError',
+                    'torch.linalg.svd: keyword argument `driver=` is only supported on '
+                    'CUDA inputs with cuSOLVER backend.'),
+ 'svdvals float64': ('ok', 'float64', (3,), (1,),
+                     [11.563656313801651, 6.108808110946481, 1.4015406237101036]),
+ 'svdvals half': ('RuntimeError', '"linalg_svd_cpu" not implemented for \'Half\''),
+ 'svdvals half empty': ('ok', 'float16', (0,), (1,), []),
+ 'svdvals inf': ('ok', 'float32', (2,), (1,), [NAN, NAN]),
+ 'svdvals int': ('RuntimeError',
+                 'linalg.svd: Expected a floating point or complex tensor as input. '
+                 'Got Int'),
+ 'svdvals int empty': ('RuntimeError',
+                       'linalg.svd: Expected a floating point or complex tensor as '
+                       'input. Got Long'),
+ 'svdvals kw': ('ok', 'float32', (3,), (1,),
+                [9.871014595031738, 8.570981979370117, 1.4495925903320312]),
+ 'svdvals mT': ('ok', 'float32', (2, 3), (3, 1),
+                [11.563655853271484, 6.108807563781738, 1.4015402793884277,
+                 9.255339622497559, 8.507612228393555, 2.8212058544158936]),
+ 'svdvals nan': ('_LinAlgError',
+                 'linalg.svd: The algorithm failed to converge because the input '
+                 'matrix contained non-finite values.'),
+ 'svdvals nan batch': ('_LinAlgError',
+                       'linalg.svd: (Batch element 1): The algorithm failed to '
+                       'converge because the input matrix contained non-finite '
+                       'values.'),
+ 'svdvals number': ('TypeError',
+                    "linalg_svdvals(): argument 'A' (position 1) must be Tensor, not "
+                    'int'),
+ 'svdvals out': ('ok', 'float32', (3,), (1,),
+                 [9.871014595031738, 8.570981979370117, 1.4495925903320312]),
+ 'svdvals out dtype': ('RuntimeError',
+                       'Expected out tensor to have dtype float, but got double '
+                       'instead'),
+ 'svdvals out int': ('RuntimeError',
+                     'Expected out tensor to have dtype double, but got long int '
+                     'instead'),
+ 'svdvals out resized': ('ok', 'float32', (3,), (1,),
+                         [9.871014595031738, 8.570981979370117, 1.4495925903320312]),
+ 'svdvals slice': ('ok', 'float32', (3,), (1,),
+                   [10.824707984924316, 6.86838436126709, 1.2848995923995972]),
+ 'svdvals tall': ('ok', 'float32', (2,), (1,),
+                  [12.095219612121582, 2.5895285606384277]),
+ 'torch.norm None dim 3': ('ok', 'float32', (), (), [18.41195297241211]),
+ 'torch.norm abc': ('RuntimeError',
+                    "only valid string values are 'fro' and 'nuc', found abc"),
+ 'torch.norm default dim 3': ('RuntimeError',
+                              'Expected at most 2 dimensions, but got 3 dimensions '
+                              'instead.'),
+ 'torch.norm default dtype': ('ValueError',
+                              'dtype argument is not supported in frobenius norm'),
+ 'torch.norm fro': ('ok', 'float32', (), (), [18.41195297241211]),
+ 'torch.norm fro dim 1': ('ok', 'float32', (2, 3), (3, 1),
+                          [7.348469257354736, 8.5440034866333, 6.78233003616333,
+                           6.164413928985596, 7.874007701873779, 8.124038696289062]),
+ 'torch.norm fro dim 3': ('RuntimeError',
+                          'Expected at most 2 dimensions, but got 3 dimensions '
+                          'instead.'),
+ 'torch.norm fro dim same': ('RuntimeError',
+                             'Expected dims to be different, got [0, -3] instead'),
+ 'torch.norm fro dims': ('ok', 'float32', (1, 3, 1), (3, 1, 1),
+                         [9.591663360595703, 11.618949890136719, 10.58300495147705]),
+ 'torch.norm fro dtype': ('ValueError',
+                          'dtype argument is not supported in frobenius norm'),
+ 'torch.norm fro out': ('ok', 'float32', (), (), [13.152946472167969]),
+ 'torch.norm fro out 3d': ('RuntimeError',
+                           'Expected at most 2 dimensions, but got 3 dimensions '
+                           'instead.'),
+ 'torch.norm nuc': ('ok', 'float32', (), (), [19.891590118408203]),
+ 'torch.norm nuc 1d': ('RuntimeError',
+                       'Expected a tensor with 2 dimensions, but got a tensor with 1 '
+                       'dimension instead.'),
+ 'torch.norm nuc 1d dims': ('IndexError',
+                            'Dimension out of range (expected to be in range of [-1, '
+                            '0], but got 1)'),
+ 'torch.norm nuc 3d': ('RuntimeError',
+                       'Expected a tensor with 2 dimensions, but got a tensor with 3 '
+                       'dimensions instead.'),
+ 'torch.norm nuc dim 1': ('RuntimeError',
+                          "nuclear norm requires a 'dim' argument of size 2"),
+ 'torch.norm nuc dim empty': ('RuntimeError',
+                              "nuclear norm requires a 'dim' argument of size 2"),
+ 'torch.norm nuc dim same': ('RuntimeError', 'duplicate or invalid dimensions'),
+ 'torch.norm nuc dims': ('ok', 'float32', (1, 3, 1), (1, 1, 1),
+                         [11.751036643981934, 16.362773895263672, 14.342302322387695]),
+ 'torch.norm nuc dtype': ('ValueError',
+                          'dtype argument is not supported in nuclear norm'),
+ 'torch.norm nuc empty': ('ok', 'float32', (), (), [0.0]),
+ 'torch.norm nuc half': ('RuntimeError',
+                         '"linalg_svd_cpu" not implemented for \'Half\''),
+ 'torch.norm nuc int': ('RuntimeError',
+                        'linalg.svd: Expected a floating point or complex tensor as '
+                        'input. Got Long'),
+ 'torch.norm nuc keepdim': ('ok', 'float32', (1, 1), (1, 1), [19.891590118408203]),
+ 'torch.norm nuc out': ('ok', 'float64', (), (), [19.891590118408203]),
+ 'torch.norm nuc out 3d': ('RuntimeError',
+                           'Expected a tensor with 2 dimensions, but got a tensor with '
+                           '3 dimensions instead.')}
+
+
+@pytest.mark.parametrize("name", list(NORM_CASES))
+def test_norm_recorded(name):
+    _same_outcome(norm_outcome(ctorch, name), NORM_RECORDED[name])
+
+
+@pytest.mark.parametrize("name", list(NORM_CASES))
+def test_norm_case_matches_torch(name, torch_ref):
+    _same_outcome(norm_outcome(ctorch, name), norm_outcome(torch_ref, name))
+
+
+def _norm_pair(torch, shape, dtype, seed, perm):
+    """The same random operand in ctorch and torch, permuted by perm."""
+    out = []
+    for m in (ctorch, torch):
+        t = m.tensor(_rand(shape, seed), dtype=m.float64).reshape(shape)
+        out.append(t.to(getattr(m, dtype)).permute(*perm))
+    return out
+
+
+def _norm_close(c, t, dtype):
+    """_close, and the strides too (keepdim results are permuted views)."""
+    _close(c, t, dtype)
+    assert tuple(c.stride()) == tuple(t.stride())
+
+
+ORDS = ["fro", "nuc", INF, -INF, 1, -1, 2, -2]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("seed", range(40))
+def test_matrix_norms_random_match_torch(torch_ref, seed, dtype):
+    """Random shapes (empty dims included), batches, layouts, dims, orders and
+    keepdim, through matrix_norm, linalg.norm, svdvals and torch.norm."""
+    rng = random.Random(seed)
+    for _ in range(12):
+        nd = rng.randint(2, 4)
+        shape = [rng.choice([0, 1, 2, 3, 5, 7]) if rng.random() < 0.15 else rng.randint(1, 7)
+                 for _ in range(nd)]
+        perm = list(range(nd))
+        if rng.random() < 0.4:
+            rng.shuffle(perm)
+        c, t = _norm_pair(torch_ref, shape, dtype, rng.randrange(1000), perm)
+        d0, d1 = rng.sample(range(nd), 2)
+        dims = (d0 - nd if rng.random() < 0.5 else d0, d1)
+        ord, keepdim = rng.choice(ORDS), rng.random() < 0.5
+        calls = [lambda m, x: m.linalg.matrix_norm(x, ord, dims, keepdim),
+                 lambda m, x: m.linalg.norm(x, ord, dims, keepdim),
+                 lambda m, x: m.linalg.svdvals(x)]
+        if ord in ("fro", "nuc"):
+            calls.append(lambda m, x: m.norm(x, ord, dims, keepdim))
+        for call in calls:
+            want = norm_outcome_of(torch_ref, call, t)
+            got = norm_outcome_of(ctorch, call, c)
+            if want[0] != "ok":
+                assert got == want
+            else:
+                _norm_close(got[1], want[1], dtype)
+
+
+def norm_outcome_of(m, call, x):
+    try:
+        return ("ok", call(m, x))
+    except Exception as e:      # noqa: BLE001 - the exception is the result
+        return (type(e).__name__, str(e).split("\n")[0])
+
+
+@pytest.mark.parametrize("ord", ORDS)
+def test_matrix_norm_dtype_and_out_match_torch(torch_ref, ord):
+    """dtype= (computing in float64) and out= (written in place)."""
+    c, t = _norm_pair(torch_ref, (3, 5, 4), "float32", 7, (0, 1, 2))
+    _norm_close(ctorch.linalg.matrix_norm(c, ord, dtype=ctorch.float64),
+                torch_ref.linalg.matrix_norm(t, ord, dtype=torch_ref.float64), "float64")
+    oc, ot = ctorch.empty(3), torch_ref.empty(3)
+    rc = ctorch.linalg.matrix_norm(c, ord, (2, 1), out=oc)
+    rt = torch_ref.linalg.matrix_norm(t, ord, (2, 1), out=ot)
+    assert rc is oc and rt is ot
+    _norm_close(oc, ot, "float32")
+    if ord not in ("nuc", 2, -2):
+        h = (ctorch.half, torch_ref.half)
+        _close(ctorch.linalg.matrix_norm(c.to(h[0]), ord),
+               torch_ref.linalg.matrix_norm(t.to(h[1]), ord), "float16")
+
+
+def test_large_svdvals_match_torch(torch_ref):
+    """Matrices where LAPACK blocks and OpenBLAS threads, and a batch."""
+    for shape in [(200, 120), (64, 257), (8, 33, 17)]:
+        for dtype in ("float32", "float64"):
+            c, t = _norm_pair(torch_ref, shape, dtype, 11, range(len(shape)))
+            _close(ctorch.linalg.svdvals(c), torch_ref.linalg.svdvals(t), dtype)
+            _close(ctorch.linalg.matrix_norm(c.mT, "nuc"),
+                   torch_ref.linalg.matrix_norm(t.mT, "nuc"), dtype)
+
+
+def test_svdvals_properties():
+    """Without torch: descending non-negative values whose squares sum to the
+    squared Frobenius norm; orthogonal and diagonal matrices; LinAlgError."""
+    a = (ctorch.arange(7 * 5, dtype=ctorch.float64) * 7 % 13 - 6).reshape(7, 5)
+    s = ctorch.linalg.svdvals(a).tolist()
+    assert s == sorted(s, reverse=True) and min(s) > 0
+    assert sum(v * v for v in s) == pytest.approx((a * a).sum().item(), rel=1e-12)
+    assert ctorch.linalg.svdvals(ctorch.tensor([[0.0, -4.0], [3.0, 0.0]])).tolist() == [
+        4.0, 3.0]
+    r = ctorch.linalg.svdvals(ctorch.eye(3, dtype=ctorch.float64).expand(4, 3, 3))
+    assert r.tolist() == [[1.0] * 3] * 4
+    assert ctorch.linalg.matrix_norm(a, 2).item() == pytest.approx(s[0], rel=1e-12)
+    assert ctorch.linalg.matrix_norm(a, -2).item() == pytest.approx(s[-1], rel=1e-12)
+    assert ctorch.linalg.matrix_norm(a, "nuc").item() == pytest.approx(sum(s), rel=1e-12)
+    assert ctorch.linalg.LinAlgError.__name__ == "_LinAlgError"
+    assert issubclass(ctorch.linalg.LinAlgError, RuntimeError)
+    with pytest.raises(ctorch.linalg.LinAlgError, match="non-finite values"):
+        ctorch.linalg.svdvals(ctorch.tensor([[float("nan"), 1.0], [1.0, 1.0]]))
+
+
+def test_norms_no_leaks():
+    """Every norm case, successful or not, leaves no tensor or storage behind."""
+    def run_all():
+        for name in NORM_CASES:
+            norm_outcome(ctorch, name)
     run_all()
     gc.collect()
     before = ctorch._C._live_counts()[:2]

@@ -2,7 +2,7 @@
 dim, as torch.return_types), amax, amin, argmax, argmin, std/var (unbiased
 and correction=), std_mean, var_mean, norm and ctorch.linalg's norms, all,
 any, count_nonzero, logsumexp, cumsum, cumprod, cummax, cummin, median,
-mode, softmax, log_softmax.
+nanmedian, mode (with torch's index among ties), softmax, log_softmax.
 
 The first half records expectations literally (CI has no torch); the
 second half compares with real PyTorch across dtypes, dims, keepdim,
@@ -20,6 +20,7 @@ import ctorch.linalg
 from helpers import error_of, same_error
 
 T = ctorch.tensor
+NAN = float("nan")
 
 
 def err(fn):
@@ -185,6 +186,71 @@ def test_median_mode_softmax_recorded():
         "IndexError", "median(): Expected reduction dim 0 to have non-zero size.")
 
 
+def test_median_mode_ties_recorded():
+    """The index among equal values is torch 1.13's (recorded from it):
+    median takes rank (n - 1) / 2 by (value, position), or the first NaN;
+    nanmedian rank (non-NaN count - 1) / 2, and for an all-NaN line what
+    std::nth_element leaves first; mode the last element of the first
+    longest run after std::sort (Note [libstdc++ order])."""
+    a = T([2, 1, 2, 1, 2, 2, 2, 2, 0, 1, 0, 2, 0, 0, 0, 1, 1, 0, 1, 2, 0, 2, 0, 0, 2,
+           0, 1, 1, 0, 1, 0, 0, 0, 2, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 2, 2, 2.0])
+    r = a.mode()
+    assert r.values.item() == 0.0 and r.indices.item() == 46
+    assert a.median(0).indices.item() == 3
+    assert T([2, 0, 2, 0, 1, 0, 1, 1, 1, 0, 2, 2, 0, 0, 1, 2, 0, 0, 2, 0.0]).mode(
+        0).indices.item() == 3
+    N = NAN
+    b = T([1.0, 1, 1, N, 2, 0, 2, N, 1, 1, 2, 0, 2, 2, 0, 2, 0, 2, 2, 2, N, 2, 1, N, N,
+           1, 0, 2, 0, 2, N, 0, N, 2, N, 0, N, 0, 1, 1])
+    r = b.mode(0)
+    assert r.values.item() == 2.0 and r.indices.item() == 19
+    r = b.nanmedian(0)
+    assert r.values.item() == 1.0 and r.indices.item() == 25
+    r = b.median(0)
+    assert math.isnan(r.values.item()) and r.indices.item() == 3
+    m = T([[0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 1, 1, 0, 1, 1, 1, 0],
+           [0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0],
+           [0, 1, 1, 0, 0, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 1, 1],
+           [0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1],
+           [1, 1, 1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 0, 0, 0]])
+    assert m.mode(1).indices.tolist() == [8, 0, 1, 2, 1]
+    assert m.mode(0).indices.tolist() == [3, 3, 4, 4, 4, 4, 4, 3, 4, 4, 3, 3, 4, 4, 4,
+                                          4, 3, 3, 4, 2, 4, 4, 3, 4]
+    assert m.median(1).indices.tolist() == [4, 20, 6, 9, 2]
+    assert m.t().median(0).indices.tolist() == [4, 20, 6, 9, 2]
+    assert m.median(0).indices.tolist() == [2, 3, 2, 1, 0, 4, 2, 3, 2, 4, 1, 1, 2, 2, 2,
+                                            4, 3, 1, 1, 2, 2, 4, 1, 4]
+    for n, i in [(7, 5), (20, 12), (33, 23)]:
+        r = ctorch.full((n,), NAN).nanmedian(0)
+        assert math.isnan(r.values.item()) and r.indices.item() == i
+    assert ctorch.full((3, 20), NAN).nanmedian(1).indices.tolist() == [12, 12, 12]
+    assert ctorch.full((20,), NAN).mode(0).indices.item() == 10
+    r = T([0.0, -0.0, -0.0, 0.0, 5, 5]).mode(0)
+    assert repr(r.values.item()) == "0.0" and r.indices.item() == 3
+
+
+def test_nanmedian_recorded():
+    x = T([[1.0, NAN, 3.0], [NAN, NAN, NAN]])
+    assert x.nanmedian().item() == 1.0
+    r = ctorch.nanmedian(x, 1)
+    assert type(r).__name__ == "nanmedian" and repr(r).startswith(
+        "torch.return_types.nanmedian(\nvalues=tensor([1., nan]),\nindices=tensor([0, ")
+    r = x.nanmedian(dim=0, keepdim=True)
+    assert r.values.shape == (1, 3) and r.indices.tolist() == [[0, 0, 0]]
+    assert math.isnan(ctorch.nanmedian(ctorch.empty(0)).item())
+    assert math.isnan(T([NAN, NAN]).nanmedian().item())
+    assert T([3, 1, 2, 2]).nanmedian().item() == 2
+    r = T(3.0).nanmedian(-1, True)
+    assert r.values.item() == 3.0 and r.indices.item() == 0 and r.indices.dim() == 0
+    assert ctorch.nanmedian(ctorch.empty(0, 3), 1).values.shape == (0,)
+    assert err(lambda: ctorch.empty(0, 3).nanmedian(0)) == (
+        "IndexError", "median(): Expected reduction dim 0 to have non-zero size.")
+    assert err(lambda: T([True]).nanmedian(0)) == (
+        "RuntimeError", "\"median_out\" not implemented for 'Bool'")
+    assert err(lambda: T([1.0]).half().nanmedian()) == (
+        "RuntimeError", "\"median_cpu\" not implemented for 'Half'")
+
+
 def test_out_and_noncontiguous_recorded():
     a = T([[1.0, 2], [3, 4]])
     o = ctorch.empty(2)
@@ -210,7 +276,9 @@ def _churn():
     a.sum(1), a.mean((0, 2)), a.max(1), a.min(), a.argmax(2), a.std_mean if False else 0
     ctorch.var_mean(a, 1), a.norm(), a.cumsum(0), a.cummax(1), a.median(2), a.mode(0)
     a.softmax(2), a.logsumexp(1), a.all(), a.count_nonzero(), a.prod(0)
-    for fn in (lambda: a.sum(5), lambda: a.int().mean(), lambda: ctorch.empty(0).max()):
+    a.nanmedian(1), a.nanmedian(), ctorch.empty(0, dtype=ctorch.int32).median()
+    for fn in (lambda: a.sum(5), lambda: a.int().mean(), lambda: ctorch.empty(0).max(),
+               lambda: a.bool().nanmedian(0)):
         error_of(fn)
 
 
@@ -446,8 +514,60 @@ def test_large_sum_vs_torch(torch_ref):
 
 def test_return_types_repr_vs_torch(torch_ref):
     c, t = _pair(torch_ref, "float32", shape=(2, 3))
-    for name in ("max", "min", "median", "mode", "cummax", "cummin"):
+    for name in ("max", "min", "median", "nanmedian", "mode", "cummax", "cummin"):
         assert repr(getattr(c, name)(1)) == repr(getattr(t, name)(1))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int32", "int64", "float16",
+                                   "bfloat16", "float32", "float64"])
+def test_median_mode_ties_vs_torch(torch_ref, dtype):
+    """Tie-heavy lines (values from {0, 1, 2}, NaN, all-NaN lines), short
+    and past the 16-element insertion-sort cut, along every dim: the same
+    index as torch's."""
+    torch = torch_ref
+    g = torch.Generator().manual_seed(21)
+    floating = dtype in ("float16", "bfloat16", "float32", "float64")
+    for shape in [(50,), (7,), (17,), (300,), (20, 30), (3, 4, 5)]:
+        for k in (2, 3):
+            raw = torch.randint(0, k, shape, generator=g).to(torch.float64)
+            if floating:
+                raw[torch.rand(shape, generator=g) < (0.1 if k == 2 else 0.6)] = NAN
+                if len(shape) == 2:
+                    raw[0] = NAN            # an all-NaN line along dim 1
+            if dtype == "bool":
+                raw = raw > 0
+            t = raw.to(getattr(torch, dtype))
+            c = ctorch.tensor(raw.tolist(), dtype=getattr(ctorch, dtype))
+            for d in range(-len(shape), len(shape)):
+                for name in ("median", "nanmedian", "mode"):
+                    for v in (lambda x: x, lambda x: x.transpose(0, -1)):
+                        _both(torch, v(c), v(t), lambda m, x: getattr(x, name)(d))
+                _both(torch, c, t, lambda m, x: m.mode(x, d, True))
+                _both(torch, c, t, lambda m, x: m.nanmedian(x, dim=d, keepdim=True))
+            _both(torch, c, t, lambda m, x: x.median())
+            _both(torch, c, t, lambda m, x: x.nanmedian())
+
+
+def test_nanmedian_vs_torch(torch_ref):
+    torch = torch_ref
+    for shape in [(), (0,), (0, 3), (3, 0), (2, 0, 2), (1,), (4, 1)]:
+        c, t = _pair(torch, "float32", shape=shape, special=True)
+        for fn in (lambda m, x: x.nanmedian(), lambda m, x: x.nanmedian(0),
+                   lambda m, x: m.nanmedian(x, -1, True), lambda m, x: x.nanmedian(dim=0)):
+            _both(torch, c, t, fn)
+    c, t = _pair(torch, "int64", shape=(2, 3))
+    for fn in (lambda m, x: x.nanmedian(2), lambda m, x: x.bool().nanmedian(0),
+               lambda m, x: x.bool().nanmedian(), lambda m, x: x.half().nanmedian(0),
+               lambda m, x: m.empty(0, 3).nanmedian(0)):
+        same_error(lambda: fn(ctorch, c), lambda: fn(torch, t))
+    # bad arguments: the same exception (the overload listing's wording is
+    # the argument parser's, as for median)
+    for fn in (lambda m, x: x.nanmedian(0.5), lambda m, x: m.nanmedian(x, 1, 2),
+               lambda m, x: m.nanmedian(x, keepdim=True)):
+        _both(torch, c, t, fn)
+    c, t = _pair(torch, "int64", shape=(0,))
+    _both(torch, c, t, lambda m, x: x.median())
+    _both(torch, c, t, lambda m, x: x.nanmedian())
 
 
 def test_max_min_of_two_tensors_is_elementwise():

@@ -1,0 +1,589 @@
+/* csrc/autograd/engine.c -- running a graph backward (autograd.h).
+ *
+ * Note [Engine]
+ * 1. From the roots' gradient edges, find every reachable node.
+ * 2. Decide which nodes run: with no `inputs` every node; with `inputs`
+ *    only those on a path to an input's edge (an input's edge is its
+ *    grad_fn and output number, or its AccumulateGrad).  Nodes whose
+ *    gradient is only captured (autograd.grad) do not run.
+ * 3. Count, for each node, the edges into it from nodes that run; a node
+ *    is ready when that count reaches zero, and the ready node created
+ *    last runs first (a heap on seq_nr, AccumulateGrad first of all), which
+ *    is PyTorch's order on one thread.
+ * 4. Gradients flowing into a node are summed in its input buffer; hooks
+ *    run before and after it; without keep_graph its saved tensors are
+ *    freed once it ran.
+ * Grad mode is create_graph while the formulas run, so with create_graph
+ * they record a graph of their own.
+ */
+#include <ctorch/autograd.h>
+#include <ctorch/error.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    ct_node *node;
+    ct_tensor **buf;        /* n_outputs gradients summed so far */
+    int deps;
+    bool runs;
+    bool seen;              /* discovery, then "on the heap" */
+    int capture;            /* first inputs[] index captured here, or -1 */
+} slot;
+
+typedef struct {
+    slot *slots;
+    int n, cap;
+    int *table;             /* open addressing: node -> slot index + 1 */
+    int table_cap;
+    int *heap;
+    int heap_n;
+} graph;
+
+static size_t
+hash_ptr(const void *p)
+{
+    uintptr_t x = (uintptr_t)p;
+    x ^= x >> 17;
+    x *= 0x9E3779B97F4A7C15ull;
+    return (size_t)(x >> 20);
+}
+
+static int
+find_slot(const graph *g, const ct_node *n)
+{
+    size_t mask = (size_t)g->table_cap - 1;
+    for (size_t i = hash_ptr(n) & mask;; i = (i + 1) & mask) {
+        int s = g->table[i];
+        if (s == 0) {
+            return -1;
+        }
+        if (g->slots[s - 1].node == n) {
+            return s - 1;
+        }
+    }
+}
+
+static int
+grow_table(graph *g)
+{
+    int cap = g->table_cap ? g->table_cap * 2 : 64;
+    int *t = calloc((size_t)cap, sizeof(int));
+    if (t == NULL) {
+        return ct_error(CT_ERR_NOMEM, "out of memory in backward");
+    }
+    free(g->table);
+    g->table = t;
+    g->table_cap = cap;
+    for (int s = 0; s < g->n; s++) {
+        size_t mask = (size_t)cap - 1, i = hash_ptr(g->slots[s].node) & mask;
+        while (t[i] != 0) {
+            i = (i + 1) & mask;
+        }
+        t[i] = s + 1;
+    }
+    return 0;
+}
+
+/* The slot of n, added if new (-1 on failure). */
+static int
+add_slot(graph *g, ct_node *n)
+{
+    int s = g->table_cap ? find_slot(g, n) : -1;
+    if (s >= 0) {
+        return s;
+    }
+    if (g->n == g->cap) {
+        int cap = g->cap ? 2 * g->cap : 32;
+        slot *ns = realloc(g->slots, (size_t)cap * sizeof(slot));
+        if (ns == NULL) {
+            return ct_error(CT_ERR_NOMEM, "out of memory in backward");
+        }
+        g->slots = ns;
+        g->cap = cap;
+    }
+    if (2 * (g->n + 1) > g->table_cap && grow_table(g) < 0) {
+        return -1;
+    }
+    s = g->n++;
+    memset(&g->slots[s], 0, sizeof(slot));
+    g->slots[s].node = n;
+    g->slots[s].capture = -1;
+    size_t mask = (size_t)g->table_cap - 1, i = hash_ptr(n) & mask;
+    while (g->table[i] != 0) {
+        i = (i + 1) & mask;
+    }
+    g->table[i] = s + 1;
+    return s;
+}
+
+static uint64_t
+priority(const graph *g, int s)
+{
+    const ct_node *n = g->slots[s].node;
+    return n->type == &ct_accumulate_grad_type ? UINT64_MAX : n->seq_nr;
+}
+
+static void
+heap_push(graph *g, int s)
+{
+    int i = g->heap_n++;
+    g->heap[i] = s;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (priority(g, g->heap[p]) >= priority(g, g->heap[i])) {
+            break;
+        }
+        int t = g->heap[p];
+        g->heap[p] = g->heap[i];
+        g->heap[i] = t;
+        i = p;
+    }
+}
+
+static int
+heap_pop(graph *g)
+{
+    int top = g->heap[0];
+    g->heap[0] = g->heap[--g->heap_n];
+    for (int i = 0;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < g->heap_n && priority(g, g->heap[l]) > priority(g, g->heap[m])) {
+            m = l;
+        }
+        if (r < g->heap_n && priority(g, g->heap[r]) > priority(g, g->heap[m])) {
+            m = r;
+        }
+        if (m == i) {
+            break;
+        }
+        int t = g->heap[m];
+        g->heap[m] = g->heap[i];
+        g->heap[i] = t;
+        i = m;
+    }
+    return top;
+}
+
+static void
+graph_free(graph *g)
+{
+    for (int s = 0; s < g->n; s++) {
+        if (g->slots[s].buf != NULL) {
+            for (int i = 0; i < g->slots[s].node->n_outputs; i++) {
+                ct_tensor_decref(g->slots[s].buf[i]);
+            }
+            free(g->slots[s].buf);
+        }
+    }
+    free(g->slots);
+    free(g->table);
+    free(g->heap);
+}
+
+/* Add grad (a new reference, consumed) into slot s's buffer entry i. */
+static int
+accumulate_into(graph *g, int s, int i, ct_tensor *grad, bool create_graph)
+{
+    slot *sl = &g->slots[s];
+    if (sl->buf == NULL) {
+        sl->buf = calloc((size_t)sl->node->n_outputs, sizeof(ct_tensor *));
+        if (sl->buf == NULL) {
+            ct_tensor_decref(grad);
+            return ct_error(CT_ERR_NOMEM, "out of memory in backward");
+        }
+    }
+    if (sl->buf[i] == NULL) {
+        sl->buf[i] = grad;
+        return 0;
+    }
+    ct_tensor *sum = create_graph ? ctag_add(sl->buf[i], grad, ct_scalar_int(1))
+                                  : ct_add(sl->buf[i], grad, ct_scalar_int(1));
+    ct_tensor_decref(grad);
+    if (sum == NULL) {
+        return -1;
+    }
+    ct_tensor_decref(sl->buf[i]);
+    sl->buf[i] = sum;
+    return 0;
+}
+
+/* Discovery: every node reachable from the roots gets a slot. */
+static int
+discover(graph *g, int nroots, const ct_edge *roots)
+{
+    int *stack = NULL, top = 0, cap = 0;
+    int rc = 0;
+    for (int r = 0; r < nroots; r++) {
+        if (roots[r].fn == NULL) {
+            continue;
+        }
+        int s = add_slot(g, roots[r].fn);
+        if (s < 0) {
+            rc = -1;
+            goto done;
+        }
+        if (!g->slots[s].seen) {
+            g->slots[s].seen = true;
+            if (top == cap) {
+                cap = cap ? 2 * cap : 64;
+                int *ns = realloc(stack, (size_t)cap * sizeof(int));
+                if (ns == NULL) {
+                    rc = ct_error(CT_ERR_NOMEM, "out of memory in backward");
+                    goto done;
+                }
+                stack = ns;
+            }
+            stack[top++] = s;
+        }
+        while (top > 0) {
+            ct_node *n = g->slots[stack[--top]].node;
+            for (int e = 0; e < n->n_edges; e++) {
+                if (n->edges[e].fn == NULL) {
+                    continue;
+                }
+                int c = add_slot(g, n->edges[e].fn);
+                if (c < 0) {
+                    rc = -1;
+                    goto done;
+                }
+                if (!g->slots[c].seen) {
+                    g->slots[c].seen = true;
+                    if (top == cap) {
+                        cap = cap ? 2 * cap : 64;
+                        int *ns = realloc(stack, (size_t)cap * sizeof(int));
+                        if (ns == NULL) {
+                            rc = ct_error(CT_ERR_NOMEM, "out of memory in backward");
+                            goto done;
+                        }
+                        stack = ns;
+                    }
+                    stack[top++] = c;
+                }
+            }
+        }
+    }
+done:
+    free(stack);
+    return rc;
+}
+
+/* Which nodes run (Note [Engine], 2).  Slots are in discovery order, a
+ * node before its children except across shared subgraphs, so iterate to
+ * a fixed point. */
+static void
+mark_runs(graph *g, bool all, bool accumulate_targets)
+{
+    for (int s = 0; s < g->n; s++) {
+        slot *sl = &g->slots[s];
+        bool acc = sl->node->type == &ct_accumulate_grad_type;
+        sl->runs = all || (acc && accumulate_targets && sl->capture >= 0);
+    }
+    if (all) {
+        return;
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int s = g->n - 1; s >= 0; s--) {
+            slot *sl = &g->slots[s];
+            if (sl->runs) {
+                continue;
+            }
+            ct_node *n = sl->node;
+            for (int e = 0; e < n->n_edges && !sl->runs; e++) {
+                if (n->edges[e].fn != NULL) {
+                    slot *c = &g->slots[find_slot(g, n->edges[e].fn)];
+                    if (c->runs || c->capture >= 0) {
+                        sl->runs = changed = true;
+                    }
+                }
+            }
+        }
+    }
+}
+
+static int
+run_tensor_hooks(ct_hook *h, int index, ct_tensor **grad)
+{
+    for (; h != NULL; h = h->next) {
+        if (h->kind != CT_HOOK_TENSOR || h->index != index || *grad == NULL) {
+            continue;
+        }
+        ct_tensor *rep = NULL;
+        if (((ct_grad_hook_fn)h->fn)(h->ctx, *grad, &rep) < 0) {
+            return -1;
+        }
+        if (rep != NULL) {
+            ct_tensor_decref(*grad);
+            *grad = rep;
+        }
+    }
+    return 0;
+}
+
+/* retain_grad(): the tensor's .grad gets a copy, or the sum. */
+static int
+run_retain_hooks(ct_hook *h, int index, ct_tensor *grad, bool create_graph)
+{
+    for (; h != NULL; h = h->next) {
+        if (h->kind != CT_HOOK_RETAIN || h->index != index || grad == NULL) {
+            continue;
+        }
+        ct_tensor *t = h->ctx, *g;
+        if (t->grad == NULL) {
+            g = create_graph ? ctag_clone(grad) : ct_clone(grad);
+        }
+        else {
+            g = create_graph ? ctag_add(t->grad, grad, ct_scalar_int(1))
+                             : ct_add(t->grad, grad, ct_scalar_int(1));
+        }
+        if (g == NULL) {
+            return -1;
+        }
+        ct_tensor_decref(t->grad);
+        t->grad = g;
+    }
+    return 0;
+}
+
+/* Run one node: hooks, formula, hooks; results go into the children. */
+static int
+run_node(graph *g, int s, bool keep_graph, bool create_graph, ct_tensor **results)
+{
+    ct_node *n = g->slots[s].node;
+    ct_tensor *none[1] = {NULL};
+    ct_tensor **gi = g->slots[s].buf != NULL ? g->slots[s].buf : none;
+    int rc = 0;
+
+    for (int i = 0; i < n->n_outputs; i++) {
+        if (run_tensor_hooks(n->hooks, i, &gi[i]) < 0 ||
+            run_retain_hooks(n->hooks, i, gi[i], create_graph) < 0) {
+            return -1;
+        }
+    }
+    if (n->type == &ct_accumulate_grad_type && n->variable->ag != NULL &&
+        run_tensor_hooks(n->variable->ag->hooks, 0, &gi[0]) < 0) {
+        return -1;
+    }
+    for (ct_hook *h = n->hooks; h != NULL; h = h->next) {
+        if (h->kind == CT_HOOK_NODE_PRE &&
+            ((ct_node_prehook_fn)h->fn)(h->ctx, n->n_outputs, gi) < 0) {
+            return -1;
+        }
+    }
+    (void)results;
+    if (!g->slots[s].runs) {
+        return 0;
+    }
+    bool any = false;
+    for (int i = 0; i < n->n_outputs; i++) {
+        any |= gi[i] != NULL;
+    }
+    ct_tensor *stack_go[8] = {NULL}, **go = stack_go;
+    if (n->n_edges > 8 && (go = calloc((size_t)n->n_edges, sizeof *go)) == NULL) {
+        return ct_error(CT_ERR_NOMEM, "out of memory in backward");
+    }
+    if (any && n->type->apply(n, gi, go) < 0) {
+        rc = -1;
+        goto done;
+    }
+    for (ct_hook *h = n->hooks; h != NULL; h = h->next) {
+        if (h->kind == CT_HOOK_NODE_POST &&
+            ((ct_node_posthook_fn)h->fn)(h->ctx, n->n_edges, go, n->n_outputs, gi) < 0) {
+            rc = -1;
+            goto done;
+        }
+    }
+    if (!keep_graph) {
+        ct_node_release_saved(n);
+    }
+    for (int e = 0; e < n->n_edges; e++) {
+        ct_edge *edge = &n->edges[e];
+        if (edge->fn == NULL) {
+            continue;
+        }
+        int c = find_slot(g, edge->fn);
+        if (go[e] != NULL) {
+            rc = accumulate_into(g, c, edge->input_nr, go[e], create_graph);
+            go[e] = NULL;
+            if (rc < 0) {
+                goto done;
+            }
+        }
+        if (--g->slots[c].deps == 0) {
+            heap_push(g, c);
+        }
+    }
+done:
+    for (int e = 0; e < n->n_edges; e++) {
+        ct_tensor_decref(go[e]);
+    }
+    if (go != stack_go) {
+        free(go);
+    }
+    return rc;
+}
+
+static bool
+same_shape(const ct_tensor *a, const ct_tensor *b)
+{
+    return a->ndim == b->ndim &&
+           memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->ndim) == 0;
+}
+
+/* The implicit or given gradient of root i (new reference). */
+static ct_tensor *
+root_grad(const ct_tensor *root, const ct_tensor *grad, int i)
+{
+    if (grad == NULL) {
+        if (root->numel != 1) {
+            ct_error(CT_ERR_RUNTIME, "grad can be implicitly created only for scalar "
+                     "outputs");
+            return NULL;
+        }
+        return ct_full(root->ndim, root->sizes, ct_scalar_int(1), root->dtype);
+    }
+    if (!same_shape(root, grad)) {
+        char a[256], b[256];
+        ct_error(CT_ERR_RUNTIME, "Mismatch in shape: grad_output[%d] has a shape of "
+                 "torch.Size(%s) and output[%d] has a shape of torch.Size(%s).", i,
+                 ct_format_sizes(grad->ndim, grad->sizes, a, sizeof a), i,
+                 ct_format_sizes(root->ndim, root->sizes, b, sizeof b));
+        return NULL;
+    }
+    ct_tensor_incref((ct_tensor *)grad);
+    return (ct_tensor *)grad;
+}
+
+int
+ct_autograd_run(int n, ct_tensor *const *roots, ct_tensor *const *grads,
+                bool keep_graph, bool create_graph, int n_inputs,
+                ct_tensor *const *inputs, ct_tensor **results, bool allow_unused)
+{
+    graph g = {0};
+    ct_edge *edges = calloc((size_t)(n + n_inputs) + 1, sizeof(ct_edge));
+    ct_edge *in_edges = edges + n;
+    bool mode = ct_grad_enabled();
+    int rc = -1;
+
+    if (edges == NULL) {
+        return ct_error(CT_ERR_NOMEM, "out of memory in backward");
+    }
+    for (int i = 0; i < n; i++) {
+        if (!ct_requires_grad(roots[i])) {
+            ct_error(CT_ERR_RUNTIME, "element %d of tensors does not require grad and "
+                     "does not have a grad_fn", i);
+            goto done;
+        }
+        edges[i] = ct_gradient_edge(roots[i]);
+    }
+    for (int i = 0; i < n_inputs; i++) {
+        if (!ct_requires_grad(inputs[i])) {
+            ct_error(CT_ERR_RUNTIME, "One of the differentiated Tensors does not "
+                     "require grad");
+            goto done;
+        }
+        in_edges[i] = ct_gradient_edge(inputs[i]);
+    }
+    if (discover(&g, n, edges) < 0) {
+        goto done;
+    }
+    for (int i = 0; i < n_inputs; i++) {
+        int s = find_slot(&g, in_edges[i].fn);
+        if (s >= 0 && g.slots[s].capture < 0) {
+            g.slots[s].capture = i;
+        }
+    }
+    mark_runs(&g, n_inputs == 0, results == NULL);
+    for (int s = 0; s < g.n; s++) {
+        ct_node *node = g.slots[s].node;
+        if (!g.slots[s].runs) {
+            continue;
+        }
+        for (int e = 0; e < node->n_edges; e++) {
+            if (node->edges[e].fn != NULL) {
+                g.slots[find_slot(&g, node->edges[e].fn)].deps++;
+            }
+        }
+    }
+    if ((g.heap = malloc((size_t)(g.n + 1) * sizeof(int))) == NULL) {
+        ct_error(CT_ERR_NOMEM, "out of memory in backward");
+        goto done;
+    }
+    ct_set_grad_enabled(create_graph);
+    for (int i = 0; i < n; i++) {
+        ct_tensor *rg = root_grad(roots[i], grads != NULL ? grads[i] : NULL, i);
+        if (rg == NULL) {
+            goto done;
+        }
+        int s = find_slot(&g, edges[i].fn);
+        if (accumulate_into(&g, s, edges[i].input_nr, rg, create_graph) < 0) {
+            goto done;
+        }
+    }
+    for (int s = 0; s < g.n; s++) {
+        g.slots[s].seen = false;
+    }
+    for (int i = 0; i < n; i++) {
+        int s = find_slot(&g, edges[i].fn);
+        if (g.slots[s].deps == 0 && !g.slots[s].seen) {
+            g.slots[s].seen = true;
+            heap_push(&g, s);
+        }
+    }
+    while (g.heap_n > 0) {
+        int s = heap_pop(&g);
+        if (run_node(&g, s, keep_graph, create_graph, results) < 0) {
+            goto done;
+        }
+    }
+    for (int i = 0; i < n_inputs && results == NULL; i++) {
+        /* backward(inputs=) with a non-leaf input: its .grad accumulates */
+        int s = find_slot(&g, in_edges[i].fn);
+        ct_tensor *r = s >= 0 && g.slots[s].buf != NULL
+                           ? g.slots[s].buf[in_edges[i].input_nr] : NULL;
+        if (r != NULL && !ct_is_leaf(inputs[i])) {
+            ct_tensor *sum = inputs[i]->grad == NULL
+                                 ? ct_clone(r) : ct_add(inputs[i]->grad, r, ct_scalar_int(1));
+            if (sum == NULL) {
+                goto done;
+            }
+            ct_tensor_decref(inputs[i]->grad);
+            inputs[i]->grad = sum;
+        }
+    }
+    if (results != NULL) {
+        for (int i = 0; i < n_inputs; i++) {
+            int s = find_slot(&g, in_edges[i].fn);
+            ct_tensor *r = NULL;
+            if (s >= 0 && g.slots[s].buf != NULL) {
+                r = g.slots[s].buf[in_edges[i].input_nr];
+            }
+            if (r == NULL && !allow_unused) {
+                for (int j = 0; j < i; j++) {
+                    ct_tensor_decref(results[j]);
+                    results[j] = NULL;
+                }
+                ct_error(CT_ERR_RUNTIME, "One of the differentiated Tensors appears to "
+                         "not have been used in the graph. Set allow_unused=True if "
+                         "this is the desired behavior.");
+                goto done;
+            }
+            if (r != NULL) {
+                ct_tensor_incref(r);
+            }
+            results[i] = r;
+        }
+    }
+    rc = 0;
+done:
+    ct_set_grad_enabled(mode);
+    graph_free(&g);
+    for (int i = 0; i < n + n_inputs; i++) {
+        if (edges[i].fn != NULL) {
+            ct_node_decref(edges[i].fn);
+        }
+    }
+    free(edges);
+    return rc;
+}

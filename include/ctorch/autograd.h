@@ -1,0 +1,253 @@
+/* ctorch/autograd.h -- reverse-mode automatic differentiation.
+ *
+ * The graph: a tensor produced by a differentiable op while grad mode is on
+ * and some input requires grad gets a grad_fn, a node (MulBackward0, ...)
+ * whose edges point at the nodes that produced its inputs: their grad_fn,
+ * an AccumulateGrad node for a leaf that requires grad, or nothing (NULL)
+ * for an input that needs no gradient.  Nodes are refcounted; a tensor owns
+ * its grad_fn, a node owns the nodes its edges name, AccumulateGrad owns
+ * its leaf and the leaf only points back weakly.
+ *
+ * The differentiable ops are ctag_xxx (csrc/autograd/): the aten kernel
+ * ct_xxx plus the recording.  Their backward formulas are written with
+ * ctag_ ops as well, so a backward run with create_graph records a graph
+ * of its own (double backward).  Plain ct_xxx never records.
+ *
+ * Errors: as everywhere in libctorch, -1 / NULL with the ct error set.
+ */
+#ifndef CTORCH_AUTOGRAD_H
+#define CTORCH_AUTOGRAD_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ops.h"
+#include "ops_families.h"
+#include "tensor.h"
+
+typedef struct ct_node ct_node;
+
+typedef struct {
+    ct_node *fn;        /* owned; NULL: that input needs no gradient */
+    int input_nr;       /* which of fn's inputs (= which output of its op) */
+} ct_edge;
+
+/* A hook on gradients: called with a borrowed gradient (NULL when
+ * undefined); returns 0 leaving *replace NULL to keep it, or a new
+ * gradient in *replace, or -1 with the ct error set. */
+typedef int (*ct_grad_hook_fn)(void *ctx, const ct_tensor *grad, ct_tensor **replace);
+/* Node hooks.  A pre hook sees the gradients coming into the node (one per
+ * output of the op) and may replace entries (dropping the old reference);
+ * a post hook sees the node's results (one per input of the op, which it
+ * may replace the same way) and the gradients that came in.  Entries may
+ * be NULL (no gradient). */
+typedef int (*ct_node_prehook_fn)(void *ctx, int n, ct_tensor **grads);
+typedef int (*ct_node_posthook_fn)(void *ctx, int n_res, ct_tensor **results, int n_in,
+                                   ct_tensor *const *grads_in);
+
+typedef struct ct_hook {
+    struct ct_hook *next;
+    int kind;               /* CT_HOOK_* */
+    int index;              /* tensor hooks: the output number they watch */
+    void *fn;
+    void *ctx;
+    void (*release)(void *ctx);
+    int64_t id;
+} ct_hook;
+
+enum { CT_HOOK_TENSOR, CT_HOOK_NODE_PRE, CT_HOOK_NODE_POST, CT_HOOK_RETAIN };
+
+/* A saved tensor and the version its storage had.  An input is kept by
+ * reference (unpacking it gives the tensor with its own history); the op's
+ * own output is kept as a detached alias, so the node does not own the
+ * tensor that owns it, and unpacking it re-attaches the node. */
+typedef struct {
+    ct_tensor *data;        /* owned, NULL when None or released */
+    int64_t version;
+    bool is_output;
+    int output_nr;
+    const struct ct_node_type *fn_type; /* whose output it was, for messages */
+    int fn_output_nr;
+} ct_saved;
+
+typedef struct ct_node_type {
+    const char *name;                   /* "MulBackward0" */
+    /* gi[i] for i < n_grads: the gradients of the op's outputs (NULL:
+     * zero); set go[j] (j < n_edges) to new tensors for the inputs whose
+     * edges are set, leave NULL where no gradient flows */
+    int (*apply)(ct_node *node, ct_tensor **gi, ct_tensor **go);
+    void (*release)(ct_node *node);     /* extra payload, may be NULL */
+} ct_node_type;
+
+#define CT_NODE_MAX_SAVED 4
+#define CT_NODE_MAX_INTS 2 * CT_MAX_DIMS
+
+struct ct_node {
+    atomic_long refcnt;
+    const ct_node_type *type;
+    uint64_t seq_nr;            /* creation order: later nodes run first */
+    int n_edges;                /* the op's inputs */
+    int n_outputs;              /* the op's outputs (gradients in) */
+    ct_edge *edges;             /* inline_edges or heap */
+    ct_edge inline_edges[3];
+    ct_saved saved[CT_NODE_MAX_SAVED];
+    int n_saved;
+    bool released;              /* saved tensors freed by a backward */
+    /* the payload most formulas need: shapes, dims, dtypes, scalars */
+    int ndim[2];
+    int64_t ints[CT_NODE_MAX_INTS];
+    int n_ints;
+    double d[2];
+    ct_scalar s[2];
+    ct_dtype dtype[2];
+    void *extra;                /* type-specific, freed by type->release */
+    ct_tensor *variable;        /* AccumulateGrad: the leaf (owned) */
+    ct_hook *hooks;
+    int64_t next_hook_id;
+    void *pyobj;                /* borrowed back-pointer kept by _C */
+    ct_node *dead_next;         /* ct_node_decref's list of nodes to free */
+};
+
+/* A tensor's autograd state (ct_tensor.ag), made when it first needs one. */
+typedef struct ct_autograd_meta {
+    ct_node *grad_fn;           /* owned; NULL for leaves */
+    int output_nr;
+    ct_node *grad_acc;          /* weak: a leaf's AccumulateGrad, if alive */
+    bool retains_grad;
+    ct_hook *hooks;             /* a leaf's gradient hooks */
+    int64_t next_hook_id;
+} ct_autograd_meta;
+
+/* --- grad mode ----------------------------------------------------------- */
+bool ct_grad_enabled(void);
+void ct_set_grad_enabled(bool on);
+bool ct_inference_mode(void);
+void ct_set_inference_mode(bool on);
+
+/* --- tensors ------------------------------------------------------------- */
+bool ct_requires_grad(const ct_tensor *t);
+/* t's grad_fn, borrowed (NULL for leaves and plain tensors). */
+ct_node *ct_grad_fn(const ct_tensor *t);
+int ct_output_nr(const ct_tensor *t);
+bool ct_is_leaf(const ct_tensor *t);
+int ct_set_requires_grad(ct_tensor *t, bool on);
+/* The AccumulateGrad node of a leaf that requires grad (new reference). */
+ct_node *ct_grad_accumulator(ct_tensor *t);
+/* The edge a gradient for t flows into (fn: new reference or NULL). */
+ct_edge ct_gradient_edge(ct_tensor *t);
+/* Set t's history (t takes a reference to fn). */
+void ct_set_history(ct_tensor *t, ct_node *fn, int output_nr);
+/* A new tensor sharing t's data with no autograd history. */
+ct_tensor *ct_detach(const ct_tensor *t);
+int ct_detach_(ct_tensor *t);
+int ct_retain_grad(ct_tensor *t);
+bool ct_retains_grad(const ct_tensor *t);
+/* Hooks on t's gradient; returns an id (> 0) or -1. */
+int64_t ct_tensor_add_hook(ct_tensor *t, ct_grad_hook_fn fn, void *ctx,
+                           void (*release)(void *ctx));
+int ct_remove_hook(ct_tensor *t, ct_node *node, int64_t id);
+/* PyTorch's check before an in-place op on t. */
+int ct_check_inplace(const ct_tensor *t);
+
+/* --- nodes --------------------------------------------------------------- */
+ct_node *ct_node_new(const ct_node_type *type, int n_edges, int n_outputs);
+static inline void
+ct_node_incref(ct_node *n)
+{
+    atomic_fetch_add_explicit(&n->refcnt, 1, memory_order_relaxed);
+}
+void ct_node_decref(ct_node *n);
+const char *ct_node_name(const ct_node *n);
+int64_t ct_node_add_hook(ct_node *n, int kind, void *fn, void *ctx,
+                         void (*release)(void *ctx));
+/* Save t (may be NULL) in slot i; is_output for the op's own result. */
+int ct_node_save(ct_node *n, int i, const ct_tensor *t, bool is_output);
+/* The saved tensor of slot i with the checks PyTorch does (freed graph,
+ * changed version); a new reference, NULL with no error when it was None. */
+ct_tensor *ct_node_unpack(ct_node *n, int i);
+/* True when the op's input i needs a gradient. */
+static inline bool
+ct_node_needs(const ct_node *n, int i)
+{
+    return n->edges[i].fn != NULL;
+}
+void ct_node_release_saved(ct_node *n);
+extern const ct_node_type ct_accumulate_grad_type;
+
+/* Record: if grad mode is on and an input requires grad, a node of `type`
+ * with edges to ins[0..nin-1] (NULL entries allowed), attached to
+ * outs[0..nout-1] as their grad_fn.  Returns the new node (borrowed; the
+ * outputs own it), NULL when nothing was recorded. */
+bool ct_any_requires_grad(int n, const ct_tensor *const *ts);
+ct_node *ct_record(const ct_node_type *type, int nin, const ct_tensor *const *ins,
+                   int nout, ct_tensor *const *outs);
+/* The same for an in-place op on self (its history is rebased). */
+ct_node *ct_record_inplace(const ct_node_type *type, int nin,
+                           const ct_tensor *const *ins, ct_tensor *self);
+
+/* --- the engine ---------------------------------------------------------- */
+/* Backpropagate from roots[0..n-1] with gradients grads (NULL entries:
+ * ones for one-element roots).  With inputs (n_inputs > 0) and
+ * results != NULL: autograd.grad, the gradients of the inputs go to
+ * results (new references, NULL if unused), nothing is accumulated;
+ * with inputs and results == NULL: backward(inputs=...), only those leaves
+ * accumulate. */
+int ct_autograd_run(int n, ct_tensor *const *roots, ct_tensor *const *grads,
+                    bool keep_graph, bool create_graph, int n_inputs,
+                    ct_tensor *const *inputs, ct_tensor **results, bool allow_unused);
+
+/* --- differentiable ops (csrc/autograd/functions_*.c) -------------------- */
+ct_tensor *ctag_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
+                       ct_scalar alpha, ct_tensor *out, ct_out_mode mode);
+ct_tensor *ctag_unary(ct_unary_op op, const ct_tensor *t, ct_tensor *out,
+                      ct_out_mode mode);
+ct_tensor *ctag_add(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha);
+ct_tensor *ctag_sub(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha);
+ct_tensor *ctag_mul(const ct_tensor *a, const ct_tensor *b);
+ct_tensor *ctag_div(const ct_tensor *a, const ct_tensor *b);
+ct_tensor *ctag_neg(const ct_tensor *t);
+ct_tensor *ctag_mul_scalar(const ct_tensor *a, double s);
+ct_tensor *ctag_pow_scalar(const ct_tensor *a, double e);
+ct_tensor *ctag_where(const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b);
+ct_tensor *ctag_clamp(const ct_tensor *t, const ct_tensor *min, const ct_tensor *max,
+                      ct_tensor *out, ct_out_mode mode);
+ct_tensor *ctag_to_dtype(const ct_tensor *t, ct_dtype dtype, bool copy);
+ct_tensor *ctag_clone(const ct_tensor *t);
+ct_tensor *ctag_contiguous(const ct_tensor *t);
+int ctag_copy_(ct_tensor *dst, const ct_tensor *src);
+int ctag_fill_(ct_tensor *t, ct_scalar value);
+int ctag_masked_fill_(ct_tensor *t, const ct_tensor *mask, ct_scalar value);
+
+ct_tensor *ctag_reduce(ct_reduce_op op, const ct_tensor *t, int ndims,
+                       const int64_t *dims, bool keepdim, ct_dtype dtype,
+                       const ct_reduce_args *args, ct_tensor **indices);
+ct_tensor *ctag_sum(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim,
+                    ct_dtype dtype);
+ct_tensor *ctag_mean(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim,
+                     ct_dtype dtype);
+/* Sum a gradient of a broadcast result back to `sizes`. */
+ct_tensor *ctag_sum_to(const ct_tensor *t, int ndim, const int64_t *sizes);
+
+ct_tensor *ctag_matmul(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+ct_tensor *ctag_mm(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+ct_tensor *ctag_addmm(const ct_tensor *self, const ct_tensor *m1, const ct_tensor *m2,
+                      ct_scalar beta, ct_scalar alpha, ct_tensor *out,
+                      ct_out_mode mode);
+
+ct_tensor *ctag_view(const ct_tensor *t, int ndim, const int64_t *sizes);
+ct_tensor *ctag_reshape(const ct_tensor *t, int ndim, const int64_t *sizes);
+ct_tensor *ctag_expand(const ct_tensor *t, int ndim, const int64_t *sizes);
+ct_tensor *ctag_transpose(const ct_tensor *t, int64_t d0, int64_t d1);
+ct_tensor *ctag_t(const ct_tensor *t);
+ct_tensor *ctag_permute(const ct_tensor *t, int ndim, const int64_t *dims);
+ct_tensor *ctag_select(const ct_tensor *t, int64_t dim, int64_t index);
+ct_tensor *ctag_slice(const ct_tensor *t, int64_t dim, int64_t start, int64_t stop,
+                      int64_t step);
+ct_tensor *ctag_narrow(const ct_tensor *t, int64_t dim, int64_t start, int64_t length);
+ct_tensor *ctag_unsqueeze(const ct_tensor *t, int64_t dim);
+ct_tensor *ctag_squeeze(const ct_tensor *t, const int64_t *dim);
+ct_tensor *ctag_cat(int64_t n, const ct_tensor *const *ts, int64_t dim, ct_tensor *out);
+ct_tensor *ctag_stack(int64_t n, const ct_tensor *const *ts, int64_t dim, ct_tensor *out);
+
+#endif
