@@ -65,6 +65,9 @@ ct_tensor *ag_zeros_input(const ct_node *n, int k);
 int ag_input_ndim(const ct_node *n, int k);
 const int64_t *ag_input_sizes(const ct_node *n, int k);
 
+/* A view recorded as UnsafeViewBackward0 (functions_shape.c). */
+ct_tensor *ctag__unsafe_view(const ct_tensor *t, int ndim, const int64_t *sizes);
+
 /* In-place bookkeeping shared by the in-place ctag_ ops: the checks
  * before (leaf, overlap with autograd) and the version bump after. */
 int ag_inplace_begin(const ct_tensor *self);

@@ -229,7 +229,7 @@ ctag_matmul(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
     if (!vb) {
         so[no++] = m;
     }
-    r = p != NULL ? ctag_view(p, no, so) : NULL;
+    r = p != NULL ? ctag__unsafe_view(p, no, so) : NULL;
 done:
     ag_end(&f);
     return r;

@@ -353,7 +353,7 @@ binary_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
         /* the winner gets g, a tie splits it */
         bool max = op == CT_BINARY_MAXIMUM || op == CT_BINARY_FMAX;
         ct_binary_op win = max ? CT_BINARY_GT : CT_BINARY_LT;
-        ct_tensor *half = ag_tmp(&f, mask_as(&f, CT_BINARY_EQ, a, b, g));
+        ct_tensor *half = mask_as(&f, CT_BINARY_EQ, a, b, g);
         ct_tensor *h = half != NULL ? ag_tmp(&f, ag_mul_s(half, 0.5)) : NULL;
         if (need_a) {
             ct_tensor *w = mask_as(&f, win, a, b, g);
@@ -960,5 +960,118 @@ ctag_clamp(const ct_tensor *t, const ct_tensor *min, const ct_tensor *max,
         ag_save_meta(n, 0, t);
     }
     ct_tensor_decref(orig);
+    return r;
+}
+
+/* --- round(decimals), nan_to_num, lerp --------------------------------- */
+
+static const ct_node_type round1_type = {"RoundBackward1", zero_apply, NULL};
+
+ct_tensor *
+ctag_round_decimals(const ct_tensor *t, int64_t decimals)
+{
+    AG_NULL_IF_ANY(t);
+    if (decimals == 0) {
+        return ctag_unary(CT_UNARY_ROUND, t, NULL, CT_OUT_NEW);
+    }
+    ct_tensor *r = ct_round_decimals(t, decimals);
+    if (r != NULL && floating(r->dtype) && ct_any_requires_grad(1, &t)) {
+        ct_node *n = ct_record(&round1_type, 1, &t, 1, &r);
+        if (n == NULL) {
+            ct_tensor_decref(r);
+            return NULL;
+        }
+        ag_save_meta(n, 0, t);
+    }
+    return r;
+}
+
+/* nan_to_num: g where the input was finite; saved[0] = input. */
+static int
+nan_to_num_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
+{
+    ct_tensor *a = ct_node_unpack(n, 0);
+    ct_tensor *fin = a != NULL ? ct_unary(CT_UNARY_ISFINITE, a, NULL, CT_OUT_NEW) : NULL;
+    ct_tensor *z = fin != NULL ? ct_zeros(0, NULL, gi[0]->dtype) : NULL;
+    go[0] = z != NULL ? ctag_where(fin, gi[0], z) : NULL;
+    ct_tensor_decref(z);
+    ct_tensor_decref(fin);
+    ct_tensor_decref(a);
+    return go[0] != NULL ? 0 : -1;
+}
+
+static const ct_node_type nan_to_num_type = {"NanToNumBackward0", nan_to_num_apply, NULL};
+
+ct_tensor *
+ctag_nan_to_num(const ct_tensor *t, const double *nan, const double *posinf,
+                const double *neginf)
+{
+    AG_NULL_IF_ANY(t);
+    ct_tensor *r = ct_nan_to_num(t, nan, posinf, neginf);
+    if (r != NULL && floating(r->dtype) && ct_any_requires_grad(1, &t)) {
+        ct_node *n = ct_record(&nan_to_num_type, 1, &t, 1, &r);
+        if (n == NULL || ct_node_save(n, 0, t, false) < 0) {
+            ct_tensor_decref(r);
+            return NULL;
+        }
+    }
+    return r;
+}
+
+/* lerp(start, end, weight) = start + weight (end - start); saved: start,
+ * end, weight.  LerpBackward0 for a number weight, 1 for a tensor. */
+static int lerp_apply(ct_node *n, ct_tensor **gi, ct_tensor **go);
+
+static const ct_node_type lerp_types[2] = {{"LerpBackward1", lerp_apply, NULL},
+                                           {"LerpBackward0", lerp_apply, NULL}};
+
+static int
+lerp_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
+{
+    ag_frame f = {0};
+    ct_error_clear();
+    ct_tensor *s = ag_tmp(&f, ct_node_unpack(n, 0));
+    ct_tensor *e = ag_tmp(&f, ct_node_unpack(n, 1));
+    ct_tensor *w = ag_tmp(&f, ct_node_unpack(n, 2));
+    ct_tensor *g = gi[0];
+    int rc = -1;
+    if (ct_error_code() != CT_OK) {
+        goto done;
+    }
+    if (ct_node_needs(n, 0) &&
+        (go[0] = ctag_sum_to(ag_tmp(&f, ctag_sub(g, ag_tmp(&f, ctag_mul(g, w)),
+                                                 ct_scalar_int(1))), s->ndim, s->sizes)) == NULL) {
+        goto done;
+    }
+    if (ct_node_needs(n, 1) &&
+        (go[1] = ctag_sum_to(ag_tmp(&f, ctag_mul(g, w)), e->ndim, e->sizes)) == NULL) {
+        goto done;
+    }
+    if (n->n_edges > 2 && ct_node_needs(n, 2) &&
+        (go[2] = ctag_sum_to(ag_tmp(&f, ctag_mul(g, ag_tmp(&f, ctag_sub(e, s, ct_scalar_int(1))))),
+                             w->ndim, w->sizes)) == NULL) {
+        goto done;
+    }
+    rc = 0;
+done:
+    ag_end(&f);
+    return rc;
+}
+
+ct_tensor *
+ctag_lerp(const ct_tensor *start, const ct_tensor *end, const ct_tensor *weight)
+{
+    AG_NULL_IF_ANY(start, end, weight);
+    const ct_tensor *ins[3] = {start, end, weight};
+    bool number = is_number(weight);
+    ct_tensor *r = ct_lerp(start, end, weight);
+    if (r != NULL && floating(r->dtype) && ct_any_requires_grad(number ? 2 : 3, ins)) {
+        ct_node *n = ct_record(&lerp_types[number], number ? 2 : 3, ins, 1, &r);
+        if (n == NULL || ct_node_save(n, 0, start, false) < 0 ||
+            ct_node_save(n, 1, end, false) < 0 || ct_node_save(n, 2, weight, false) < 0) {
+            ct_tensor_decref(r);
+            return NULL;
+        }
+    }
     return r;
 }

@@ -9,7 +9,7 @@
 enum {
     V_VIEW, V_RESHAPE_ALIAS, V_UNSAFE_VIEW, V_EXPAND, V_T, V_TRANSPOSE, V_PERMUTE,
     V_SELECT, V_SLICE, V_UNSQUEEZE, V_SQUEEZE0, V_SQUEEZE1, V_SELECT_BB, V_SLICE_BB,
-    V_COUNT
+    V_ALIAS, V_COUNT
 };
 
 static int view_apply(ct_node *n, ct_tensor **gi, ct_tensor **go);
@@ -29,6 +29,7 @@ static const ct_node_type view_types[V_COUNT] = {
     [V_SQUEEZE1] = {"SqueezeBackward1", view_apply, NULL},
     [V_SELECT_BB] = {"SelectBackwardBackward0", view_apply, NULL},
     [V_SLICE_BB] = {"SliceBackwardBackward0", view_apply, NULL},
+    [V_ALIAS] = {"AliasBackward0", view_apply, NULL},
 };
 
 /* select/slice backward: g written into zeros of the input's shape.  With
@@ -79,6 +80,7 @@ view_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
     case V_UNSAFE_VIEW:
     case V_SQUEEZE0:
     case V_SQUEEZE1:
+    case V_ALIAS:
         go[0] = ctag_reshape(g, nd, sizes);
         break;
     case V_EXPAND:
@@ -164,13 +166,30 @@ ctag_reshape(const ct_tensor *t, int ndim, const int64_t *sizes)
         return record_view(V_RESHAPE_ALIAS, t, r, 0, NULL);
     }
     ct_tensor_decref(r);
-    ct_tensor *c = ctag_clone(t);
+    ct_tensor *c = ctag_contiguous(t);      /* a copy here: CloneBackward0 */
     if (c == NULL) {
         return NULL;
     }
-    r = record_view(V_UNSAFE_VIEW, c, ct_view(c, ndim, sizes), 0, NULL);
+    r = ctag__unsafe_view(c, ndim, sizes);
     ct_tensor_decref(c);
     return r;
+}
+
+/* A view that PyTorch records as _unsafe_view (the end of a batched
+ * matmul, of a copying reshape). */
+ct_tensor *
+ctag__unsafe_view(const ct_tensor *t, int ndim, const int64_t *sizes)
+{
+    AG_NULL_IF_ANY(t);
+    return record_view(V_UNSAFE_VIEW, t, ct_view(t, ndim, sizes), 0, NULL);
+}
+
+ct_tensor *
+ctag_alias(const ct_tensor *t)
+{
+    AG_NULL_IF_ANY(t);
+    return record_view(V_ALIAS, t, ct_tensor_view_of(t, t->offset, t->ndim, t->sizes,
+                                                     t->strides), 0, NULL);
 }
 
 ct_tensor *

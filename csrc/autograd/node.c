@@ -480,12 +480,19 @@ ct_node_unpack(ct_node *n, int i)
     if (now != s->version) {
         char sizes[256], which[160] = "";
         ct_format_sizes(s->data->ndim, s->data->sizes, sizes, sizeof sizes);
-        if (s->fn_type != NULL) {
-            snprintf(which, sizeof which, ", which is output %d of %s", s->fn_output_nr,
-                     s->fn_type->name);
+        /* an input names its grad_fn now (an in-place op may have rebased
+         * it), an output the node that made it */
+        const ct_node_type *ft = s->fn_type;
+        int nr = s->fn_output_nr;
+        if (!s->is_output && ct_grad_fn(s->data) != NULL) {
+            ft = ct_grad_fn(s->data)->type;
+            nr = ct_output_nr(s->data);
+        }
+        if (ft != NULL) {
+            snprintf(which, sizeof which, ", which is output %d of %s,", nr, ft->name);
         }
         ct_error(CT_ERR_RUNTIME, "one of the variables needed for gradient computation "
-                 "has been modified by an inplace operation: [torch.%sTensor %s]%s, is "
+                 "has been modified by an inplace operation: [torch.%sTensor %s]%s is "
                  "at version %lld; expected version %lld instead. Hint: enable anomaly "
                  "detection to find the operation that failed to compute its gradient, "
                  "with torch.autograd.set_detect_anomaly(True).",

@@ -630,7 +630,7 @@ py_function_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
     int rc = 0;
     PyObject *ctx = n->extra;
     PyObject *grads = tuple_of(n->n_outputs, gi);
-    PyObject *r = grads != NULL ? PyObject_CallMethod(ctx, "_do_backward", "O", grads)
+    PyObject *r = grads != NULL ? PyObject_CallMethod(ctx, "_do_backward", "(O)", grads)
                                 : NULL;
     Py_XDECREF(grads);
     if (r == NULL || replace_from(r, n->n_edges, go, "function") < 0) {
@@ -653,6 +653,23 @@ py_function_release(ct_node *n)
 }
 
 static PyObject *function_types;    /* class name -> capsule(ct_node_type) */
+
+/* 1 when the sequence holds o itself (tensors compare elementwise, so
+ * `in` cannot be used), 0 if not, -1 on error. */
+static int
+contains_identical(PyObject *seq, PyObject *o)
+{
+    PyObject *f = PySequence_Fast(seq, "expected a sequence");
+    if (f == NULL) {
+        return -1;
+    }
+    int found = 0;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(f) && !found; i++) {
+        found = PySequence_Fast_GET_ITEM(f, i) == o;
+    }
+    Py_DECREF(f);
+    return found;
+}
 
 static const ct_node_type *
 function_type(PyObject *ctx)
@@ -753,8 +770,8 @@ fn_function_record(PyObject *self, PyObject *args)
         for (Py_ssize_t j = 0; j < nin; j++) {
             is_input |= ins[j] == t;
         }
-        int is_dirty = PySequence_Contains(dirty, o);
-        int is_nondiff = PySequence_Contains(nondiff, o);
+        int is_dirty = contains_identical(dirty, o);
+        int is_nondiff = contains_identical(nondiff, o);
         if (is_dirty < 0 || is_nondiff < 0) {
             goto fail;
         }
@@ -862,7 +879,7 @@ fn_function_commit_saved(PyObject *self, PyObject *args)
         if (o == NULL) {
             return NULL;
         }
-        int out = o != Py_None ? PySequence_Contains(outputs, o) : 0;
+        int out = o != Py_None ? contains_identical(outputs, o) : 0;
         int rc = out < 0 ? -1 : ct_node_save(n, (int)i, o != Py_None ? ctpy_tensor(o) : NULL,
                                              out == 1);
         Py_DECREF(o);

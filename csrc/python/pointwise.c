@@ -367,7 +367,7 @@ static PyObject *
 nan_to_num(PyObject *input, const ctpy_arg *v, bool inplace)
 {
     ct_tensor *t = ctpy_tensor(input);
-    ct_tensor *r = ct_nan_to_num(t, v[0].is_none ? NULL : &v[0].d,
+    ct_tensor *r = ctag_nan_to_num(t, v[0].is_none ? NULL : &v[0].d,
                                  v[1].is_none ? NULL : &v[1].d,
                                  v[2].is_none ? NULL : &v[2].d);
     if (r == NULL || !inplace) {
@@ -427,7 +427,7 @@ fn_lerp(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    ct_tensor *r = ct_lerp(v[0].t, v[1].t, v[2].t);
+    ct_tensor *r = ctag_lerp(v[0].t, v[1].t, v[2].t);
     ctpy_release(&sig, v);
     return ctpy_result(r);
 }
@@ -440,7 +440,7 @@ t_lerp(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    ct_tensor *r = ct_lerp(ctpy_tensor(self), v[0].t, v[1].t);
+    ct_tensor *r = ctag_lerp(ctpy_tensor(self), v[0].t, v[1].t);
     ctpy_release(&sig, v);
     return ctpy_result(r);
 }
@@ -453,7 +453,7 @@ t_round_decimals(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return ctpy_result(ct_round_decimals(ctpy_tensor(self), v[0].i));
+    return ctpy_result(ctag_round_decimals(ctpy_tensor(self), v[0].i));
 }
 
 static PyObject *
@@ -465,7 +465,7 @@ fn_round_decimals(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    ct_tensor *r = ct_round_decimals(v[0].t, v[1].i);
+    ct_tensor *r = ctag_round_decimals(v[0].t, v[1].i);
     if (r == NULL || v[2].is_none) {
         return ctpy_result(r);
     }

@@ -171,11 +171,9 @@ basic_view(ct_tensor *t, PyObject *index, ct_tensor **adv, int *nadv)
         }
         goto fail;
     }
-    cur = ct_tensor_view_of(t, t->offset, t->ndim, t->sizes, t->strides);
-    if (cur == NULL) {
-        ctpy_raise();
-        goto fail;
-    }
+    /* the views below chain from t itself, so they carry its history */
+    ct_tensor_incref((ct_tensor *)t);
+    cur = (ct_tensor *)t;
     for (Py_ssize_t i = 0; i < n && cur != NULL; i++) {
         PyObject *it = PyTuple_GET_ITEM(items, i);
         ct_tensor *next = NULL;
@@ -198,7 +196,7 @@ basic_view(ct_tensor *t, PyObject *index, ct_tensor **adv, int *nadv)
                 }
                 if (x->ndim == 0) {
                     /* a 0-d mask adds a dim of size 1 or 0, like True/False */
-                    next = ct_unsqueeze(cur, dim);
+                    next = ctag_unsqueeze(cur, dim);
                     if (next != NULL && ct_scalar_to_int(ct_tensor_item_at(x, 0)) == 0) {
                         ct_tensor *empty = ct_narrow(next, dim, 0, 0);
                         ct_tensor_decref(next);
@@ -228,7 +226,7 @@ basic_view(ct_tensor *t, PyObject *index, ct_tensor **adv, int *nadv)
             continue;
         }
         if (it == Py_None || PyBool_Check(it)) {
-            next = ct_unsqueeze(cur, dim);
+            next = ctag_unsqueeze(cur, dim);
             if (next != NULL && it == Py_False) {
                 ct_tensor *empty = ct_narrow(next, dim, 0, 0);
                 ct_tensor_decref(next);
@@ -249,7 +247,7 @@ basic_view(ct_tensor *t, PyObject *index, ct_tensor **adv, int *nadv)
                 PyErr_SetString(PyExc_ValueError, "step must be greater than zero");
                 goto fail;
             }
-            next = ct_slice(cur, dim, start, stop, step);
+            next = ctag_slice(cur, dim, start, stop, step);
             dim++;
         }
         else {
@@ -271,7 +269,7 @@ basic_view(ct_tensor *t, PyObject *index, ct_tensor **adv, int *nadv)
             }
             /* selecting removes a dim: recorded advanced dims after it
              * cannot exist yet (they are recorded as we go) */
-            next = ct_select(cur, dim, idx);
+            next = ctag_select(cur, dim, idx);
         }
         ct_tensor_decref(cur);
         cur = next;
@@ -322,8 +320,13 @@ ctpy_tensor_getitem(PyObject *self, PyObject *index)
     if (v == NULL) {
         return NULL;
     }
+    if (v == ctpy_tensor(self) && nadv == 0) {
+        /* x[...] and x[()]: a new alias of x */
+        ct_tensor_decref(v);
+        return ctpy_result(ctag_alias(ctpy_tensor(self)));
+    }
     if (nadv > 0) {
-        ct_tensor *r = ct_index(v, nadv, adv);
+        ct_tensor *r = ctag_index(v, nadv, adv);
         ct_tensor_decref(v);
         release_adv(adv, nadv);
         if (r == NULL) {

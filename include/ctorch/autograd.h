@@ -212,6 +212,10 @@ ct_tensor *ctag_pow_scalar(const ct_tensor *a, double e);
 ct_tensor *ctag_where(const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b);
 ct_tensor *ctag_clamp(const ct_tensor *t, const ct_tensor *min, const ct_tensor *max,
                       ct_tensor *out, ct_out_mode mode);
+ct_tensor *ctag_round_decimals(const ct_tensor *t, int64_t decimals);
+ct_tensor *ctag_nan_to_num(const ct_tensor *t, const double *nan, const double *posinf,
+                           const double *neginf);
+ct_tensor *ctag_lerp(const ct_tensor *start, const ct_tensor *end, const ct_tensor *weight);
 ct_tensor *ctag_to_dtype(const ct_tensor *t, ct_dtype dtype, bool copy);
 ct_tensor *ctag_clone(const ct_tensor *t);
 ct_tensor *ctag_contiguous(const ct_tensor *t);
@@ -237,6 +241,7 @@ ct_tensor *ctag_addmm(const ct_tensor *self, const ct_tensor *m1, const ct_tenso
 
 ct_tensor *ctag_view(const ct_tensor *t, int ndim, const int64_t *sizes);
 ct_tensor *ctag_reshape(const ct_tensor *t, int ndim, const int64_t *sizes);
+ct_tensor *ctag_alias(const ct_tensor *t);
 ct_tensor *ctag_expand(const ct_tensor *t, int ndim, const int64_t *sizes);
 ct_tensor *ctag_transpose(const ct_tensor *t, int64_t d0, int64_t d1);
 ct_tensor *ctag_t(const ct_tensor *t);
@@ -247,6 +252,7 @@ ct_tensor *ctag_slice(const ct_tensor *t, int64_t dim, int64_t start, int64_t st
 ct_tensor *ctag_narrow(const ct_tensor *t, int64_t dim, int64_t start, int64_t length);
 ct_tensor *ctag_unsqueeze(const ct_tensor *t, int64_t dim);
 ct_tensor *ctag_squeeze(const ct_tensor *t, const int64_t *dim);
+ct_tensor *ctag_index(const ct_tensor *t, int n, ct_tensor *const *indices);
 ct_tensor *ctag_cat(int64_t n, const ct_tensor *const *ts, int64_t dim, ct_tensor *out);
 ct_tensor *ctag_stack(int64_t n, const ct_tensor *const *ts, int64_t dim, ct_tensor *out);
 

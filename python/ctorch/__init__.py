@@ -105,5 +105,5 @@ def int_repr(tensor):
     return tensor.int_repr()
 
 
-def is_grad_enabled():
-    return False
+is_grad_enabled = _C.is_grad_enabled
+is_inference_mode_enabled = _C.is_inference_mode_enabled

@@ -71,11 +71,13 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                           "the inputs are not of double precision floating point or "
                           "complex. ")
             break
-    outs = _as_tuple(func(*inputs))
-    for oi, out in enumerate(outs):
+    n_out = len(_as_tuple(func(*inputs)))
+    for oi in range(n_out):
+        num = _numerical_jacobian(func, inputs, oi, eps)
+        # a fresh graph: the perturbation above wrote into the inputs
+        out = _as_tuple(func(*inputs))[oi]
         if not isinstance(out, ctorch.Tensor) or not out.requires_grad:
             continue
-        num = _numerical_jacobian(func, inputs, oi, eps)
         diff, rows = _analytic_jacobian(out, inputs)
         di = 0
         for ii, x in enumerate(inputs):
@@ -116,9 +118,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
 
     def first_grads(*all_inputs):
         ins, gos = all_inputs[:n_in], all_inputs[n_in:]
-        o = _differentiable_outputs(_as_tuple(func(*ins)))
-        diff = tuple(x for x in ins if isinstance(x, ctorch.Tensor) and x.requires_grad)
-        gs = _C._run_backward(o, gos, True, True, diff, True, False)
+        with ctorch.enable_grad():      # the finite differences run under no_grad
+            o = _differentiable_outputs(_as_tuple(func(*ins)))
+            diff = tuple(x for x in ins if isinstance(x, ctorch.Tensor) and x.requires_grad)
+            gs = _C._run_backward(o, gos, True, True, diff, True, False)
         return tuple(g for g in gs if g is not None)
 
     return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
