@@ -65,6 +65,15 @@ ct_tensor *ag_zeros_input(const ct_node *n, int k);
 int ag_input_ndim(const ct_node *n, int k);
 const int64_t *ag_input_sizes(const ct_node *n, int k);
 
+/* Note [In-place on a view] (copy_slices.c): whether an in-place op on
+ * self must rebase self's base, and doing it (returns the op's node, owned
+ * by the base's new CopySlices node). */
+bool ag_is_view_in_graph(const ct_tensor *self, int nin, const ct_tensor *const *ins);
+ct_node *ag_rebase_view(const ct_node_type *type, int nin, const ct_tensor *const *ins,
+                        ct_tensor *self);
+extern const ct_node_type ag_copy_slices_type;
+void ag_copy_slices_release_saved(ct_node *n);
+
 /* A view recorded as UnsafeViewBackward0 (functions_shape.c). */
 ct_tensor *ctag__unsafe_view(const ct_tensor *t, int ndim, const int64_t *sizes);
 

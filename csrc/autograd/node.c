@@ -1,7 +1,6 @@
 /* csrc/autograd/node.c -- graph nodes, saved tensors, a tensor's autograd
  * state and grad mode (see autograd.h). */
-#include <ctorch/autograd.h>
-#include <ctorch/error.h>
+#include "functions.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,15 +234,9 @@ ct_detach(const ct_tensor *t)
     ct_tensor *r = ct_tensor_new(t->storage, t->offset, t->ndim, t->sizes, t->strides,
                                  t->dtype);
     if (r != NULL) {
+        /* no base: an in-place op on it must not rebase t's history */
         r->q_scale = t->q_scale;
         r->q_zero_point = t->q_zero_point;
-        if (t->base != NULL || ct_tensor_is_contiguous(t)) {
-            /* detach() is a view of the same data in PyTorch */
-            r->base = t->base;
-            if (r->base != NULL) {
-                ct_tensor_incref(r->base);
-            }
-        }
     }
     return r;
 }
@@ -324,9 +317,17 @@ ct_node_add_hook(ct_node *n, int kind, void *fn, void *ctx, void (*release)(void
 int
 ct_check_inplace(const ct_tensor *t)
 {
-    if (ct_grad_enabled() && ct_is_leaf(t) && (t->flags & CT_TENSOR_REQUIRES_GRAD)) {
+    if (!ct_grad_enabled()) {
+        return 0;
+    }
+    if (ct_is_leaf(t) && (t->flags & CT_TENSOR_REQUIRES_GRAD)) {
         return ct_error(CT_ERR_RUNTIME, "a leaf Variable that requires grad is being "
                         "used in an in-place operation.");
+    }
+    if (t->base != NULL && ct_is_leaf(t->base) &&
+        (t->base->flags & CT_TENSOR_REQUIRES_GRAD)) {
+        return ct_error(CT_ERR_RUNTIME, "a view of a leaf Variable that requires grad is "
+                        "being used in an in-place operation.");
     }
     return 0;
 }
@@ -361,6 +362,9 @@ ct_node_new(const ct_node_type *type, int n_edges, int n_outputs)
 void
 ct_node_release_saved(ct_node *n)
 {
+    if (n->type == &ag_copy_slices_type && n->extra != NULL) {
+        ag_copy_slices_release_saved(n);       /* the op node it holds */
+    }
     for (int i = 0; i < n->n_saved; i++) {
         ct_tensor_decref(n->saved[i].data);
         n->saved[i].data = NULL;
@@ -377,10 +381,10 @@ static _Thread_local bool freeing;
 static void
 node_free(ct_node *n)
 {
+    ct_node_release_saved(n);      /* may use the payload: before release */
     if (n->type->release != NULL) {
         n->type->release(n);
     }
-    ct_node_release_saved(n);
     hooks_free(n->hooks);
     for (int i = 0; i < n->n_edges; i++) {
         if (n->edges[i].fn != NULL) {
@@ -567,6 +571,12 @@ ct_node *
 ct_record_inplace(const ct_node_type *type, int nin, const ct_tensor *const *ins,
                   ct_tensor *self)
 {
+    if (!ct_grad_enabled()) {
+        return NULL;
+    }
+    if (ag_is_view_in_graph(self, nin, ins)) {
+        return ag_rebase_view(type, nin, ins, self);    /* Note [In-place on a view] */
+    }
     if (!ct_any_requires_grad(nin, ins)) {
         return NULL;
     }

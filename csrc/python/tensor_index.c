@@ -381,17 +381,20 @@ setitem_tensor(ct_tensor *dst, const ct_tensor *value)
     while (skip < value->ndim && value->sizes[skip] == 1) {
         skip++;
     }
-    ct_tensor *src = ct_tensor_view_of(value, value->offset, value->ndim - skip,
-                                       value->sizes + skip, value->strides + skip);
+    /* views only where needed, so the graph is PyTorch's */
+    ct_tensor *src = skip > 0 ? ctag_view(value, value->ndim - skip, value->sizes + skip)
+                              : (ct_tensor_incref((ct_tensor *)value), (ct_tensor *)value);
     if (src == NULL) {
         return -1;
     }
-    ct_tensor *e = ct_expand(src, dst->ndim, dst->sizes);
+    bool same = src->ndim == dst->ndim &&
+                memcmp(src->sizes, dst->sizes, sizeof(int64_t) * (size_t)src->ndim) == 0;
+    ct_tensor *e = same ? (ct_tensor_incref(src), src) : ctag_expand(src, dst->ndim, dst->sizes);
     ct_tensor_decref(src);
     if (e == NULL) {
         return -1;
     }
-    int rc = ct_copy_(dst, e);
+    int rc = ctag_copy_(dst, e);      /* records CopySlices when dst is a view */
     ct_tensor_decref(e);
     return rc;
 }
@@ -418,7 +421,7 @@ ctpy_tensor_setitem(PyObject *self, PyObject *index, PyObject *value)
     if (nadv > 0) {
         /* scatter into the view at the advanced indices */
         ct_tensor *val = ctpy_is_tensor(value) ? ctpy_tensor(value) : ct_full(0, NULL, s, v->dtype);
-        rc = val ? ct_index_put_(v, nadv, adv, val, false) : -1;
+        rc = val ? ctag_index_put_(v, nadv, adv, val, false) : -1;
         if (!ctpy_is_tensor(value)) {
             ct_tensor_decref(val);
         }
@@ -428,10 +431,11 @@ ctpy_tensor_setitem(PyObject *self, PyObject *index, PyObject *value)
         rc = setitem_tensor(v, ctpy_tensor(value));
     }
     else {
-        rc = ct_fill_(v, s);
-    }
-    if (rc == 0) {
-        ctpy_bump(v);
+        /* a number is copied in as a tensor, as PyTorch does (CopySlices
+         * then has the number's empty edge, as in PyTorch) */
+        ct_tensor *val = ct_full(0, NULL, s, v->dtype);
+        rc = val != NULL ? ctag_copy_(v, val) : -1;
+        ct_tensor_decref(val);
     }
     ct_tensor_decref(v);
     return rc < 0 ? ctpy_raise_int() : 0;

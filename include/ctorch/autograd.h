@@ -253,6 +253,8 @@ ct_tensor *ctag_narrow(const ct_tensor *t, int64_t dim, int64_t start, int64_t l
 ct_tensor *ctag_unsqueeze(const ct_tensor *t, int64_t dim);
 ct_tensor *ctag_squeeze(const ct_tensor *t, const int64_t *dim);
 ct_tensor *ctag_index(const ct_tensor *t, int n, ct_tensor *const *indices);
+int ctag_index_put_(ct_tensor *t, int n, ct_tensor *const *indices, const ct_tensor *values,
+                    bool accumulate);
 ct_tensor *ctag_cat(int64_t n, const ct_tensor *const *ts, int64_t dim, ct_tensor *out);
 ct_tensor *ctag_stack(int64_t n, const ct_tensor *const *ts, int64_t dim, ct_tensor *out);
 

@@ -570,3 +570,83 @@ def test_graph_freed_with_its_tensors():
     del x
     gc.collect()
     assert ctorch._C._live_counts()[0] == before[0]
+
+
+# --- in-place on views and __setitem__ (Note [In-place on a view]) -------------
+
+def _names(fn):
+    return [None if f is None else type(f).__name__ for f, _ in fn.next_functions]
+
+
+def test_inplace_on_view_rebases_base():
+    x = ctorch.ones(2, 3, requires_grad=True)
+    y = x * 1
+    v = y[0]
+    v.mul_(2)
+    assert type(y.grad_fn).__name__ == "CopySlices" and _names(y.grad_fn) == ["MulBackward0", None]
+    assert type(v.grad_fn).__name__ == "AsStridedBackward0" and v._base is y
+    y.sum().backward()
+    assert x.grad.tolist() == [[2.0, 2.0, 2.0], [1.0, 1.0, 1.0]]
+
+
+def test_setitem_gradients():
+    x = ctorch.ones(2, 3, requires_grad=True)
+    w = ctorch.ones(3, requires_grad=True)
+    weights = ctorch.arange(6.0).view(2, 3)
+    y = x * 1
+    y[0] = 7
+    assert type(y.grad_fn).__name__ == "CopySlices" and _names(y.grad_fn) == ["MulBackward0", None]
+    y.sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]
+    x.grad = None
+    y = x * 1
+    y[1] = w
+    assert _names(y.grad_fn) == ["MulBackward0", "AccumulateGrad"]
+    (y * weights).sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0, 2.0], [0.0, 0.0, 0.0]] and w.grad.tolist() == [3.0, 4.0, 5.0]
+    x.grad = w.grad = None
+    y = x * 1
+    y[[0, 1], [1, 2]] = w[:2] * 3
+    assert type(y.grad_fn).__name__ == "IndexPutBackward0"
+    (y * weights).sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.0, 2.0], [3.0, 4.0, 0.0]] and w.grad.tolist() == [3.0, 15.0, 0.0]
+    x.grad = w.grad = None
+    y = x * 1
+    y[:, 0] += w[:2]
+    assert type(y.grad_fn).__name__ == "CopySlices"
+    (y * weights).sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and w.grad.tolist() == [0.0, 3.0, 0.0]
+    z = ctorch.zeros(2, 3)
+    z[0] = w
+    assert type(z.grad_fn).__name__ == "CopySlices" and z.requires_grad and not z.is_leaf
+    with ctorch.no_grad():
+        x[0, 0] = 3
+    assert x[0, 0].item() == 3.0 and x.is_leaf
+
+
+def test_view_of_leaf_inplace_errors():
+    x = ctorch.ones(2, 3, requires_grad=True)
+    msg = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+    with pytest.raises(RuntimeError) as e:
+        x[0].mul_(2)
+    assert str(e.value) == msg
+    with pytest.raises(RuntimeError) as e:
+        x[0] = 5
+    assert str(e.value) == msg
+
+
+def test_inplace_views_vs_torch(torch_ref):
+    def run(m):
+        x = m.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        w = m.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        y = x * 2
+        y[1, 1:] = w[:2] * w[1:]
+        y[:, 0].mul_(w[:2])
+        v = y.t()[2]
+        v.add_(w[:2].sin())
+        (y * y).sum().backward()
+        return x.grad.tolist(), w.grad.tolist(), type(y.grad_fn).__name__
+    got, want = run(ctorch), run(torch_ref)
+    assert got[2] == want[2]
+    for a, b in zip(got[:2], want[:2]):
+        assert a == pytest.approx(b, rel=1e-6)
