@@ -777,7 +777,8 @@ fn_function_record(PyObject *self, PyObject *args)
         }
         PyObject *res;
         if (is_input && !is_dirty) {
-            ct_tensor *alias = ct_detach(t);
+            /* an input returned as is: a new view of it */
+            ct_tensor *alias = ct_tensor_view_of(t, t->offset, t->ndim, t->sizes, t->strides);
             res = alias != NULL ? ctpy_result(alias) : ctpy_raise();
         }
         else {
@@ -788,8 +789,9 @@ fn_function_record(PyObject *self, PyObject *args)
         }
         PyTuple_SET_ITEM(result, i, res);
         if (rec && !is_nondiff && ct_dtype_is_floating(ctpy_tensor(res)->dtype)) {
-            if (is_dirty && ct_check_inplace(t) < 0) {
-                ctpy_raise();
+            if (is_dirty && ct_is_leaf(t) && (t->flags & CT_TENSOR_REQUIRES_GRAD)) {
+                PyErr_SetString(PyExc_RuntimeError, "a leaf Variable that requires grad "
+                                "has been used in an in-place operation.");
                 goto fail;
             }
             ct_set_history(ctpy_tensor(res), node, (int)i);

@@ -46,16 +46,31 @@ pair_result(rt_kind kind, int rc, ct_tensor *values, ct_tensor *indices)
 
 /* --- helpers -------------------------------------------------------------- */
 
-/* Finish an op with an `out=` argument: copy the result into out (resized
- * to the result's shape), return out.  Takes over our reference to res. */
+/* torch's refusal of out= when the result would need a history. */
 static PyObject *
-with_out(ct_tensor *res, const ctpy_arg *out)
+out_grad_error(const char *name)
+{
+    PyErr_Format(PyExc_RuntimeError, "%s(): functions with out=... arguments don't "
+                 "support automatic differentiation, but one of the arguments requires "
+                 "grad.", name);
+    return NULL;
+}
+
+/* Finish op `name` with an `out=` argument: copy the result into out
+ * (resized to the result's shape), return out.  Takes over our reference
+ * to res. */
+static PyObject *
+with_out(ct_tensor *res, const ctpy_arg *out, const char *name)
 {
     if (res == NULL) {
         return ctpy_raise();
     }
     if (out->is_none) {
         return ctpy_result(res);
+    }
+    if (ct_requires_grad(res)) {
+        ct_tensor_decref(res);
+        return out_grad_error(name);
     }
     ct_tensor *o = out->t;
     bool same = o->ndim == res->ndim;
@@ -100,7 +115,7 @@ dtype_of(const ctpy_arg *a)
         ct_dtype dt = sig.nparams > 4 ? dtype_of(&v[3]) : CT_DTYPE_COUNT;     \
         RUN_OP(v[0].t->numel, r = ctag_reduce(OP, v[0].t, nd, dims, v[2].b, dt, \
                                             NULL, NULL));                     \
-        return with_out(r, &v[sig.nparams - 1]);                              \
+        return with_out(r, &v[sig.nparams - 1], #NAME);                       \
     }
 
 DIMS_REDUCTION(sum, CT_REDUCE_SUM,
@@ -152,8 +167,8 @@ impl_prod(FASTCALL)
         return NULL;
     }
     const int64_t *dim = v[1].is_none ? NULL : &v[1].i;
-    RUN_OP(v[0].t->numel, r = ct_prod(v[0].t, dim, v[2].b, dtype_of(&v[3])));
-    return with_out(r, &v[4]);
+    RUN_OP(v[0].t->numel, r = ctag_prod(v[0].t, dim, v[2].b, dtype_of(&v[3])));
+    return with_out(r, &v[4], "prod");
 }
 
 /* --- max, min ------------------------------------------------------------- */
@@ -168,8 +183,8 @@ best(FASTCALL, ct_reduce_op op, rt_kind kind, ctpy_sig **sigs)
     }
     if (which == 2) {
         /* max(input, other) is the elementwise maximum */
-        r = ct_binary(op == CT_REDUCE_MAX ? CT_BINARY_MAXIMUM : CT_BINARY_MINIMUM,
-                      v[0].t, v[1].t, ct_scalar_int(1), NULL, CT_OUT_NEW);
+        r = ctag_binary(op == CT_REDUCE_MAX ? CT_BINARY_MAXIMUM : CT_BINARY_MINIMUM,
+                        v[0].t, v[1].t, ct_scalar_int(1), NULL, CT_OUT_NEW);
         return ctpy_result(r);
     }
     if (which == 0) {
@@ -269,11 +284,13 @@ parse_var(FASTCALL, ctpy_sig **sigs, ctpy_arg *v, int *nd, const int64_t **dims,
         if (parse_var(args, nargs, kwnames, sigs, v, &nd, &dims, &corr, &keep) < 0) { \
             return NULL;                                                      \
         }                                                                     \
-        RUN_OP(v[0].t->numel, r = OP(v[0].t, nd, dims, corr, keep));          \
-        return with_out(r, &v[5]);                                            \
+        ct_reduce_args a = {2, corr, NULL};                                   \
+        RUN_OP(v[0].t->numel,                                                 \
+               r = ctag_reduce(OP, v[0].t, nd, dims, keep, CT_DTYPE_COUNT, &a, NULL)); \
+        return with_out(r, &v[5], #NAME);                                     \
     }
-VAR_OP(var, ct_var)
-VAR_OP(std, ct_std)
+VAR_OP(var, CT_REDUCE_VAR)
+VAR_OP(std, CT_REDUCE_STD)
 #undef VAR_OP
 
 #define VAR_MEAN_OP(NAME, SQRT)                                               \
@@ -289,8 +306,11 @@ VAR_OP(std, ct_std)
         if (parse_var(args, nargs, kwnames, sigs, v, &nd, &dims, &corr, &keep) < 0) { \
             return NULL;                                                      \
         }                                                                     \
+        ct_reduce_args ra = {2, corr, #NAME};                                 \
         RUN_OP(v[0].t->numel,                                                 \
-               rc = ct_var_mean(v[0].t, nd, dims, corr, keep, SQRT, &a, &m)); \
+               a = ctag_reduce(SQRT ? CT_REDUCE_STD : CT_REDUCE_VAR, v[0].t, nd, dims, \
+                               keep, CT_DTYPE_COUNT, &ra, &m));               \
+        rc = a != NULL ? 0 : -1;                                              \
         if (rc < 0) {                                                         \
             return ctpy_raise();                                              \
         }                                                                     \
@@ -338,9 +358,12 @@ norm_named(const char *p, const ctpy_arg *v)
         nd = t->ndim;
         dims = all;
     }
-    RUN_OP(t->numel, r = fro ? ct_frobenius_norm(t, nd, dims, v[3].b)
-                             : ct_nuclear_norm(t, nd, dims, v[3].b));
-    return with_out(r, &v[5]);
+    /* torch.norm(p="fro", out=) does not refuse inputs that need a grad */
+    bool plain = !v[5].is_none;
+    RUN_OP(t->numel, r = !fro ? ct_nuclear_norm(t, nd, dims, v[3].b)
+                     : plain  ? ct_frobenius_norm(t, nd, dims, v[3].b)
+                              : ctag_frobenius_norm(t, nd, dims, v[3].b));
+    return with_out(r, &v[5], "norm");
 }
 
 static PyObject *
@@ -368,9 +391,9 @@ impl_norm(FASTCALL)
         }
     }
     const int64_t *dims = dims_of(&v[2], &nd);
-    RUN_OP(v[0].t->numel, r = ct_vector_norm(v[0].t, p, nd, dims, v[3].b,
-                                             dtype_of(&v[4]), "norm"));
-    return with_out(r, &v[5]);
+    RUN_OP(v[0].t->numel, r = ctag_vector_norm(v[0].t, p, nd, dims, v[3].b,
+                                               dtype_of(&v[4]), "norm"));
+    return with_out(r, &v[5], "norm");
 }
 
 static PyObject *
@@ -386,9 +409,9 @@ impl_linalg_vector_norm(FASTCALL)
         return NULL;
     }
     const int64_t *dims = dims_of(&v[2], &nd);
-    RUN_OP(v[0].t->numel, r = ct_vector_norm(v[0].t, v[1].d, nd, dims, v[3].b,
-                                             dtype_of(&v[4]), "linalg.vector_norm"));
-    return with_out(r, &v[5]);
+    RUN_OP(v[0].t->numel, r = ctag_vector_norm(v[0].t, v[1].d, nd, dims, v[3].b,
+                                               dtype_of(&v[4]), "linalg.vector_norm"));
+    return with_out(r, &v[5], "linalg_vector_norm");
 }
 
 /* --- scans, softmax, median, mode ------------------------------------------ */
@@ -403,10 +426,10 @@ impl_linalg_vector_norm(FASTCALL)
             return NULL;                                                      \
         }                                                                     \
         RUN_OP(v[0].t->numel, r = FN(v[0].t, v[1].i, dtype_of(&v[2])));       \
-        return with_out(r, &v[3]);                                            \
+        return with_out(r, &v[3], #NAME);                                     \
     }
-CUM_OP(cumsum, ct_cumsum)
-CUM_OP(cumprod, ct_cumprod)
+CUM_OP(cumsum, ctag_cumsum)
+CUM_OP(cumprod, ctag_cumprod)
 #undef CUM_OP
 
 #define SOFTMAX_OP(NAME, FN)                                                  \
@@ -422,8 +445,8 @@ CUM_OP(cumprod, ct_cumprod)
         RUN_OP(v[0].t->numel, r = FN(v[0].t, v[1].i, dtype_of(&v[2])));       \
         return ctpy_result(r);                                                \
     }
-SOFTMAX_OP(softmax, ct_softmax)
-SOFTMAX_OP(log_softmax, ct_log_softmax)
+SOFTMAX_OP(softmax, ctag_softmax)
+SOFTMAX_OP(log_softmax, ctag_log_softmax)
 #undef SOFTMAX_OP
 
 #define PAIR_OP(NAME, SIG, CALL)                                              \
@@ -439,14 +462,25 @@ SOFTMAX_OP(log_softmax, ct_log_softmax)
         RUN_OP(v[0].t->numel, rc = CALL);                                     \
         return pair_result(RT_##NAME, rc, a, b);                              \
     }
-PAIR_OP(cummax, "cummax(Tensor input, int dim)", ct_cummax(v[0].t, v[1].i, &a, &b))
-PAIR_OP(cummin, "cummin(Tensor input, int dim)", ct_cummin(v[0].t, v[1].i, &a, &b))
+/* the values with their history and the indices, as ct_cummax & co. */
+static int
+scan_pair(ct_scan_op op, const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **a,
+          ct_tensor **b)
+{
+    *a = ctag_scan(op, t, dim, keepdim, CT_DTYPE_COUNT, b);
+    return *a != NULL ? 0 : -1;
+}
+
+PAIR_OP(cummax, "cummax(Tensor input, int dim)",
+        scan_pair(CT_SCAN_CUMMAX, v[0].t, v[1].i, false, &a, &b))
+PAIR_OP(cummin, "cummin(Tensor input, int dim)",
+        scan_pair(CT_SCAN_CUMMIN, v[0].t, v[1].i, false, &a, &b))
 PAIR_OP(mode, "mode(Tensor input, int dim=-1, bool keepdim=False)",
-        ct_mode(v[0].t, v[1].i, v[2].b, &a, &b))
+        scan_pair(CT_SCAN_MODE, v[0].t, v[1].i, v[2].b, &a, &b))
 #undef PAIR_OP
 
 /* median / nanmedian: of all elements, or along dim as a named tuple */
-#define MEDIAN_OP(NAME, ALL, DIM)                                             \
+#define MEDIAN_OP(NAME, NAN, OP)                                              \
     static PyObject *impl_##NAME(FASTCALL)                                    \
     {                                                                         \
         static ctpy_sig s0 = CTPY_SIG(#NAME "(Tensor input)");                \
@@ -461,14 +495,14 @@ PAIR_OP(mode, "mode(Tensor input, int dim=-1, bool keepdim=False)",
             return NULL;                                                      \
         }                                                                     \
         if (which == 0) {                                                     \
-            RUN_OP(v[0].t->numel, a = ALL(v[0].t));                           \
+            RUN_OP(v[0].t->numel, a = ctag_median_all(v[0].t, NAN));         \
             return ctpy_result(a);                                            \
         }                                                                     \
-        RUN_OP(v[0].t->numel, rc = DIM(v[0].t, v[1].i, v[2].b, &a, &b));      \
+        RUN_OP(v[0].t->numel, rc = scan_pair(OP, v[0].t, v[1].i, v[2].b, &a, &b)); \
         return pair_result(RT_##NAME, rc, a, b);                              \
     }
-MEDIAN_OP(median, ct_median, ct_median_dim)
-MEDIAN_OP(nanmedian, ct_nanmedian, ct_nanmedian_dim)
+MEDIAN_OP(median, false, CT_SCAN_MEDIAN)
+MEDIAN_OP(nanmedian, true, CT_SCAN_NANMEDIAN)
 #undef MEDIAN_OP
 
 /* --- tables ---------------------------------------------------------------- */

@@ -12,6 +12,8 @@
  */
 #include "argparse.h"
 
+#include <string.h>
+
 #define FASTCALL PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
 
 
@@ -99,13 +101,22 @@ pair_out(const ctpy_arg *out, const char *fname, ct_tensor **o)
 }
 
 /* Finish a two-result op: the named tuple, of the out= tensors when
- * given.  Drops our references to values and indices. */
+ * given (which torch refuses when the values would need a history).
+ * Drops our references to values and indices. */
 static PyObject *
 pair_result(rt_kind kind, int rc, ct_tensor *values, ct_tensor *indices,
             int given, ct_tensor **o)
 {
     if (rc < 0 || given <= 0) {
         return rt_pair(kind, rc, values, indices);
+    }
+    if (ct_requires_grad(values)) {
+        ct_tensor_decref(values);
+        ct_tensor_decref(indices);
+        PyErr_Format(PyExc_RuntimeError, "%s(): functions with out=... arguments don't "
+                     "support automatic differentiation, but one of the arguments "
+                     "requires grad.", rt_names[kind] + strlen("torch.return_types."));
+        return NULL;
     }
     if (copy_into(o[0], values) < 0 || copy_into(o[1], indices) < 0) {
         ct_tensor_decref(values);
@@ -134,7 +145,7 @@ impl_sort(FASTCALL)
         return NULL;
     }
     bool stable = !v[3].is_none && v[3].b;
-    RUN_OP(v[0].t->numel, rc = ct_sort(v[0].t, v[1].i, v[2].b, stable, &a, &b));
+    RUN_OP(v[0].t->numel, rc = ctag_sort(v[0].t, v[1].i, v[2].b, stable, &a, &b));
     return pair_result(RT_sort, rc, a, b, given, o);
 }
 
@@ -162,7 +173,7 @@ impl_msort(FASTCALL)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    RUN_OP(v[0].t->numel, rc = ct_sort(v[0].t, 0, false, false, &a, &b));
+    RUN_OP(v[0].t->numel, rc = ctag_sort(v[0].t, 0, false, false, &a, &b));
     if (rc < 0) {
         return ctpy_raise();
     }
@@ -183,7 +194,7 @@ impl_topk(FASTCALL)
         (given = pair_out(&v[5], "topk", o)) < 0) {
         return NULL;
     }
-    RUN_OP(v[0].t->numel, rc = ct_topk(v[0].t, v[1].i, v[2].i, v[3].b, v[4].b, &a, &b));
+    RUN_OP(v[0].t->numel, rc = ctag_topk(v[0].t, v[1].i, v[2].i, v[3].b, v[4].b, &a, &b));
     return pair_result(RT_topk, rc, a, b, given, o);
 }
 
@@ -199,7 +210,7 @@ impl_kthvalue(FASTCALL)
         (given = pair_out(&v[4], "kthvalue", o)) < 0) {
         return NULL;
     }
-    RUN_OP(v[0].t->numel, rc = ct_kthvalue(v[0].t, v[1].i, v[2].i, v[3].b, &a, &b));
+    RUN_OP(v[0].t->numel, rc = ctag_kthvalue(v[0].t, v[1].i, v[2].i, v[3].b, &a, &b));
     return pair_result(RT_kthvalue, rc, a, b, given, o);
 }
 

@@ -258,4 +258,33 @@ int ctag_index_put_(ct_tensor *t, int n, ct_tensor *const *indices, const ct_ten
 ct_tensor *ctag_cat(int64_t n, const ct_tensor *const *ts, int64_t dim, ct_tensor *out);
 ct_tensor *ctag_stack(int64_t n, const ct_tensor *const *ts, int64_t dim, ct_tensor *out);
 
+/* --- reductions, scans, sorting (functions_reduce.c, functions_sort.c) --- */
+/* ctag_reduce records sum, mean, prod, amax, amin, max and min (all dims;
+ * with one dim the values picked at the indices, which it then also
+ * needs), var and std (with `indices`: var_mean / std_mean, whose mean
+ * goes there), norm (args->name "norm": torch.norm's nodes, else
+ * linalg.vector_norm's) and logsumexp; the others are not differentiable.
+ * ctag_scan does the same for ct_scan's ops. */
+ct_tensor *ctag_prod(const ct_tensor *t, const int64_t *dim, bool keepdim, ct_dtype dtype);
+/* ct_vector_norm recorded: name "norm" gives torch.norm's nodes (the
+ * bindings of torch.norm), others LinalgVectorNormBackward0. */
+ct_tensor *ctag_vector_norm(const ct_tensor *t, double p, int ndims, const int64_t *dims,
+                            bool keepdim, ct_dtype dtype, const char *name);
+ct_tensor *ctag_frobenius_norm(const ct_tensor *t, int ndims, const int64_t *dims,
+                               bool keepdim);
+ct_tensor *ctag_scan(ct_scan_op op, const ct_tensor *t, int64_t dim, bool keepdim,
+                     ct_dtype dtype, ct_tensor **indices);
+ct_tensor *ctag_cumsum(const ct_tensor *t, int64_t dim, ct_dtype dtype);
+ct_tensor *ctag_cumprod(const ct_tensor *t, int64_t dim, ct_dtype dtype);
+ct_tensor *ctag_softmax(const ct_tensor *t, int64_t dim, ct_dtype dtype);
+ct_tensor *ctag_log_softmax(const ct_tensor *t, int64_t dim, ct_dtype dtype);
+/* median() / nanmedian() of all elements. */
+ct_tensor *ctag_median_all(const ct_tensor *t, bool ignore_nan);
+int ctag_sort(const ct_tensor *t, int64_t dim, bool descending, bool stable,
+              ct_tensor **values, ct_tensor **indices);
+int ctag_topk(const ct_tensor *t, int64_t k, int64_t dim, bool largest, bool sorted,
+              ct_tensor **values, ct_tensor **indices);
+int ctag_kthvalue(const ct_tensor *t, int64_t k, int64_t dim, bool keepdim,
+                  ct_tensor **values, ct_tensor **indices);
+
 #endif

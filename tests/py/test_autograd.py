@@ -650,3 +650,56 @@ def test_inplace_views_vs_torch(torch_ref):
     assert got[2] == want[2]
     for a, b in zip(got[:2], want[:2]):
         assert a == pytest.approx(b, rel=1e-6)
+
+
+def test_function_dirty_nondiff_identity():
+    class Inc(ctorch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            a.add_(1)
+            ctx.mark_dirty(a)
+            return a
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class Pair(ctorch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            idx = ctorch.tensor([0, 1])
+            ctx.mark_non_differentiable(idx)
+            return a * 3, idx
+
+        @staticmethod
+        @ctorch.autograd.function.once_differentiable
+        def backward(ctx, g, gi):
+            assert gi.tolist() == [0, 0]      # materialized zeros
+            return g * 3
+
+    class Ident(ctorch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = ctorch.ones(2, requires_grad=True)
+    y = x * 1
+    z = Inc.apply(y)
+    assert z is y and type(y.grad_fn).__name__ == "IncBackward"
+    assert repr(y.grad_fn).startswith("<ctorch.autograd.function.IncBackward object at 0x")
+    z.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+    a, i = Pair.apply(x)
+    assert not i.requires_grad and a.requires_grad
+    a.sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]
+    b = Ident.apply(x)
+    assert b is not x and b._base is x and type(b.grad_fn).__name__ == "IdentBackward"
+    with pytest.raises(RuntimeError) as e:
+        Inc.apply(x)
+    assert str(e.value) == "a leaf Variable that requires grad has been used in an in-place operation."
+    assert not Ident.apply(ctorch.ones(2)).requires_grad

@@ -5,11 +5,16 @@ grad_fn of the outputs: _C makes it a graph node whose backward calls
 ctx._do_backward (the engine sees only a C callback).
 """
 import functools
+import os
 
 from .. import _C
 from .grad_mode import no_grad
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
+
+# where PyTorch's backward classes live, for their repr
+_MODULE = ("torch" if os.environ.get("CTORCH_TORCH_NAMES") == "1" else "ctorch") + \
+    ".autograd.function"
 
 
 class FunctionCtx:
@@ -73,7 +78,8 @@ class _FunctionMeta(type):
 
     def __init__(cls, name, bases, attrs):
         backward_fn = type(name + "Backward", (_C._Node, FunctionCtx),
-                           {"_forward_cls": cls, "__module__": cls.__module__})
+                           {"_forward_cls": cls, "__module__": _MODULE,
+                            "__repr__": object.__repr__})
         cls._backward_cls = backward_fn
         super().__init__(name, bases, attrs)
 
