@@ -42,23 +42,21 @@ typedef ct_tensor *(*product_fn)(const ct_tensor *, const ct_tensor *, ct_tensor
       "outer(Tensor input, Tensor vec2, *, Tensor? out=None)")                   \
     X(ger, "ger(Tensor vec2)", "ger(Tensor input, Tensor vec2, *, Tensor? out=None)")
 
-#define ct_ger ct_outer
-
 /* The op each binding calls: autograd's where it records a derivative
  * (csrc/autograd/), the kernel otherwise. */
 #define OPFN_matmul ctag_matmul
 #define OPFN_mm ctag_mm
-#define OPFN_bmm ct_bmm
-#define OPFN_mv ct_mv
-#define OPFN_dot ct_dot
-#define OPFN_vdot ct_vdot
-#define OPFN_outer ct_outer
-#define OPFN_ger ct_outer
+#define OPFN_bmm ctag_bmm
+#define OPFN_mv ctag_mv
+#define OPFN_dot ctag_dot
+#define OPFN_vdot ctag_vdot
+#define OPFN_outer ctag_outer
+#define OPFN_ger ctag_outer
 #define OPFN_addmm ctag_addmm
-#define OPFN_addmv ct_addmv
-#define OPFN_baddbmm ct_baddbmm
-#define OPFN_addbmm ct_addbmm
-#define OPFN_addr ct_addr
+#define OPFN_addmv ctag_addmv
+#define OPFN_baddbmm ctag_baddbmm
+#define OPFN_addbmm ctag_addbmm
+#define OPFN_addr ctag_addr
 
 static PyObject *
 product_call(product_fn fn, ct_tensor *a, ct_tensor *b, ct_tensor *out)
@@ -192,7 +190,7 @@ tri_call(tri_fn fn, ct_tensor *t, int64_t diagonal, ct_tensor *out, ct_out_mode 
         if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {                   \
             return NULL;                                                       \
         }                                                                      \
-        return tri_call(ct_##NAME, SELF, v[0].i, NULL, CT_OUT_NEW);            \
+        return tri_call(ctag_##NAME, SELF, v[0].i, NULL, CT_OUT_NEW);            \
     }                                                                          \
     static PyObject *t_##NAME##_(FASTCALL_ARGS)                                \
     {                                                                          \
@@ -201,7 +199,7 @@ tri_call(tri_fn fn, ct_tensor *t, int64_t diagonal, ct_tensor *out, ct_out_mode 
         if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {                   \
             return NULL;                                                       \
         }                                                                      \
-        return tri_call(ct_##NAME, SELF, v[0].i, SELF, CT_OUT_INPLACE);        \
+        return tri_call(ctag_##NAME, SELF, v[0].i, SELF, CT_OUT_INPLACE);        \
     }                                                                          \
     static PyObject *fn_##NAME(FASTCALL_ARGS)                                  \
     {                                                                          \
@@ -213,7 +211,7 @@ tri_call(tri_fn fn, ct_tensor *t, int64_t diagonal, ct_tensor *out, ct_out_mode 
             return NULL;                                                       \
         }                                                                      \
         ct_tensor *out = v[2].is_none ? NULL : v[2].t;                         \
-        return tri_call(ct_##NAME, v[0].t, v[1].i, out,                        \
+        return tri_call(ctag_##NAME, v[0].t, v[1].i, out,                        \
                         out ? CT_OUT_GIVEN : CT_OUT_NEW);                      \
     }
 X(tril)
@@ -228,7 +226,7 @@ t_diag(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return ctpy_result(ct_diag(SELF, v[0].i, NULL));
+    return ctpy_result(ctag_diag(SELF, v[0].i, NULL));
 }
 
 static PyObject *
@@ -242,14 +240,14 @@ fn_diag(FASTCALL_ARGS)
         return NULL;
     }
     ct_tensor *out = v[2].is_none ? NULL : v[2].t;
-    return finish(ct_diag(v[0].t, v[1].i, out), out);
+    return finish(ctag_diag(v[0].t, v[1].i, out), out);
 }
 
 static PyObject *
 t_trace(PyObject *self, PyObject *unused)
 {
     (void)unused;
-    return ctpy_result(ct_trace(SELF));
+    return ctpy_result(ctag_trace(SELF));
 }
 
 static PyObject *
@@ -261,7 +259,7 @@ fn_trace(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return ctpy_result(ct_trace(v[0].t));
+    return ctpy_result(ctag_trace(v[0].t));
 }
 
 /* einsum(equation, *operands) or einsum(equation, [operands]) */
@@ -317,7 +315,7 @@ fn_einsum(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwn
     for (Py_ssize_t i = 0; i < n; i++) {
         numel += ops[i]->numel;
     }
-    RUN_OP(r, numel, ct_einsum(eq, (int)n, ops));
+    RUN_OP(r, numel, ctag_einsum(eq, (int)n, ops));
     Py_XDECREF(seq);                    /* ops were borrowed from it */
     return ctpy_result(r);
 }

@@ -3,7 +3,8 @@
  * tensor_split, movedim, diagonal, repeat, repeat_interleave, tile, flip,
  * roll, rot90 (methods, and torch functions taking the tensor first), and
  * the torch-only cat, stack, the numpy stacks, broadcast_tensors and
- * broadcast_shapes.
+ * broadcast_shapes.  Each calls the op's ctag_ form, which records its
+ * derivative (csrc/autograd/functions_shape*.c).
  *
  * A torch function that is also a method is the method called on its
  * first argument (call_as_method), so each op is parsed in one place.
@@ -184,8 +185,8 @@ as_strided(ct_tensor *t, const ctpy_arg *v)
         PyErr_Format(PyExc_RuntimeError, "mismatch in length of strides and shape");
         return NULL;
     }
-    return ctpy_result(ct_as_strided(t, v[0].n, v[0].list, v[1].list,
-                                     v[2].is_none ? t->offset : v[2].i));
+    return ctpy_result(ctag_as_strided(t, v[0].n, v[0].list, v[1].list,
+                                       v[2].is_none ? t->offset : v[2].i));
 }
 
 static PyObject *
@@ -221,7 +222,7 @@ t_unflatten(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return ctpy_result(ct_unflatten(SELF, v[0].i, v[1].n, v[1].list));
+    return ctpy_result(ctag_unflatten(SELF, v[0].i, v[1].n, v[1].list));
 }
 
 static PyObject *
@@ -232,7 +233,7 @@ t_broadcast_to(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return ctpy_result(ct_broadcast_to(SELF, v[0].n, v[0].list));
+    return ctpy_result(ctag_broadcast_to(SELF, v[0].n, v[0].list));
 }
 
 static PyObject *
@@ -243,7 +244,7 @@ t_movedim(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return ctpy_result(ct_movedim(SELF, v[0].n, v[0].list, v[1].n, v[1].list));
+    return ctpy_result(ctag_movedim(SELF, v[0].n, v[0].list, v[1].n, v[1].list));
 }
 
 static PyObject *
@@ -254,7 +255,7 @@ t_diagonal(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return ctpy_result(ct_diagonal(SELF, v[0].i, v[1].i, v[2].i));
+    return ctpy_result(ctag_diagonal(SELF, v[0].i, v[1].i, v[2].i));
 }
 
 static PyObject *
@@ -266,7 +267,7 @@ t_unbind(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return tuple_result(ct_unbind(SELF, v[0].i, &l), &l);
+    return tuple_result(ctag_unbind(SELF, v[0].i, &l), &l);
 }
 
 static PyObject *
@@ -278,7 +279,7 @@ t_chunk(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return tuple_result(ct_chunk(SELF, v[0].i, v[1].i, &l), &l);
+    return tuple_result(ctag_chunk(SELF, v[0].i, v[1].i, &l), &l);
 }
 
 static PyObject *
@@ -294,10 +295,10 @@ t_split(FASTCALL_ARGS)
         return NULL;
     }
     if (which == 0) {
-        return tuple_result(ct_split(SELF, v[0].i, v[1].i, &l), &l);
+        return tuple_result(ctag_split(SELF, v[0].i, v[1].i, &l), &l);
     }
     /* a list, even of one size, is split_with_sizes (as torch's split) */
-    return tuple_result(ct_split_with_sizes(SELF, v[0].n, v[0].list, v[1].i, &l), &l);
+    return tuple_result(ctag_split_with_sizes(SELF, v[0].n, v[0].list, v[1].i, &l), &l);
 }
 
 static PyObject *
@@ -309,7 +310,47 @@ t_split_with_sizes(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return tuple_result(ct_split_with_sizes(SELF, v[0].n, v[0].list, v[1].i, &l), &l);
+    return tuple_result(ctag_split_with_sizes(SELF, v[0].n, v[0].list, v[1].i, &l), &l);
+}
+
+/* unsafe_chunk / unsafe_split(_with_sizes): the pieces are not views
+ * (UnsafeSplitBackward0 ...). */
+static PyObject *
+t_unsafe_chunk(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("unsafe_chunk(int chunks, int dim=0)");
+    ctpy_arg v[2];
+    ct_tensor_list l = {0, NULL};
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    return tuple_result(ctag_unsafe_chunk(SELF, v[0].i, v[1].i, &l), &l);
+}
+
+static PyObject *
+t_unsafe_split(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("unsafe_split(int split_size, int dim=0)");
+    ctpy_arg v[2];
+    ct_tensor_list l = {0, NULL};
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    return tuple_result(ctag_unsafe_split(SELF, v[0].i, v[1].i, &l), &l);
+}
+
+static PyObject *
+t_unsafe_split_with_sizes(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("unsafe_split_with_sizes(int[] split_sizes, "
+                                   "int dim=0)");
+    ctpy_arg v[2];
+    ct_tensor_list l = {0, NULL};
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    return tuple_result(ctag_unsafe_split_with_sizes(SELF, v[0].n, v[0].list, v[1].i, &l),
+                        &l);
 }
 
 static PyObject *
@@ -327,7 +368,7 @@ t_tensor_split(FASTCALL_ARGS)
         return NULL;
     }
     if (which == 1) {
-        return tuple_result(ct_tensor_split(SELF, v[0].i, v[1].i, &l), &l);
+        return tuple_result(ctag_tensor_split(SELF, v[0].i, v[1].i, &l), &l);
     }
     if (which == 0) {
         ct_tensor *ix = v[0].t;
@@ -346,7 +387,7 @@ t_tensor_split(FASTCALL_ARGS)
         }
         if (ix->ndim == 0) {
             int64_t sections = ct_tensor_item_at(ix, 0).v.i;
-            return tuple_result(ct_tensor_split(SELF, sections, v[1].i, &l), &l);
+            return tuple_result(ctag_tensor_split(SELF, sections, v[1].i, &l), &l);
         }
         if (ix->numel > CT_MAX_DIMS) {
             /* indices are few in practice; the list buffer is CT_MAX_DIMS long */
@@ -359,7 +400,7 @@ t_tensor_split(FASTCALL_ARGS)
             v[0].list[i] = ct_tensor_item_at(ix, i).v.i;
         }
     }
-    return tuple_result(ct_tensor_split_indices(SELF, v[0].n, v[0].list, v[1].i, &l),
+    return tuple_result(ctag_tensor_split_indices(SELF, v[0].n, v[0].list, v[1].i, &l),
                         &l);
 }
 
@@ -375,8 +416,8 @@ axis_split(ctpy_sig *s_int, ctpy_sig *s_list, ct_split_axis axis, PyObject *self
     if (which < 0) {
         return NULL;
     }
-    int rc = which == 0 ? ct_axis_split(SELF, axis, v[0].i, 0, NULL, &l)
-                        : ct_axis_split(SELF, axis, 0, v[0].n, v[0].list, &l);
+    int rc = which == 0 ? ctag_axis_split(SELF, axis, v[0].i, 0, NULL, &l)
+                        : ctag_axis_split(SELF, axis, 0, v[0].n, v[0].list, &l);
     return tuple_result(rc, &l);
 }
 
@@ -404,13 +445,17 @@ t_dsplit(FASTCALL_ARGS)
     return axis_split(&s_int, &s_list, CT_SPLIT_D, self, args, nargs, kwnames);
 }
 
-/* ravel(): reshape(-1), a view when the layout allows. */
+/* ravel(): a view of the tensor, or of a contiguous copy. */
 static PyObject *
 t_ravel(PyObject *self, PyObject *unused)
 {
     static const int64_t all = -1;
     (void)unused;
-    return ctpy_result(ctag_reshape(SELF, 1, &all));
+    /* torch's contiguous().view(-1): ViewBackward0, CloneBackward0 if copied */
+    ct_tensor *c = ctag_contiguous(SELF);
+    ct_tensor *r = c != NULL ? ctag_view(c, 1, &all) : NULL;
+    ct_tensor_decref(c);
+    return ctpy_result(r);
 }
 
 /* adjoint(): the last two dims swapped (a conjugate no-op for real dtypes). */
@@ -439,7 +484,7 @@ t_repeat(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    RUN_OP(r, SELF->numel, ct_repeat(SELF, v[0].n, v[0].list));
+    RUN_OP(r, SELF->numel, ctag_repeat(SELF, v[0].n, v[0].list));
     return ctpy_result(r);
 }
 
@@ -452,7 +497,7 @@ t_tile(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    RUN_OP(r, SELF->numel, ct_tile(SELF, v[0].n, v[0].list));
+    RUN_OP(r, SELF->numel, ctag_tile(SELF, v[0].n, v[0].list));
     return ctpy_result(r);
 }
 
@@ -490,7 +535,7 @@ t_flip(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    RUN_OP(r, SELF->numel, ct_flip(SELF, v[0].n, v[0].list));
+    RUN_OP(r, SELF->numel, ctag_flip(SELF, v[0].n, v[0].list));
     return ctpy_result(r);
 }
 
@@ -499,7 +544,7 @@ t_fliplr(PyObject *self, PyObject *unused)
 {
     ct_tensor *r;
     (void)unused;
-    RUN_OP(r, SELF->numel, ct_fliplr(SELF));
+    RUN_OP(r, SELF->numel, ctag_fliplr(SELF));
     return ctpy_result(r);
 }
 
@@ -508,7 +553,7 @@ t_flipud(PyObject *self, PyObject *unused)
 {
     ct_tensor *r;
     (void)unused;
-    RUN_OP(r, SELF->numel, ct_flipud(SELF));
+    RUN_OP(r, SELF->numel, ctag_flipud(SELF));
     return ctpy_result(r);
 }
 
@@ -524,7 +569,7 @@ t_roll(FASTCALL_ARGS)
     if (v[1].is_none) {
         v[1].n = 0;
     }
-    RUN_OP(r, SELF->numel, ct_roll(SELF, v[0].n, v[0].list, v[1].n, v[1].list));
+    RUN_OP(r, SELF->numel, ctag_roll(SELF, v[0].n, v[0].list, v[1].n, v[1].list));
     return ctpy_result(r);
 }
 
@@ -542,7 +587,7 @@ t_rot90(FASTCALL_ARGS)
         v[1].list[0] = 0;
         v[1].list[1] = 1;
     }
-    RUN_OP(r, SELF->numel, ct_rot90(SELF, v[0].i, v[1].n, v[1].list));
+    RUN_OP(r, SELF->numel, ctag_rot90(SELF, v[0].i, v[1].n, v[1].list));
     return ctpy_result(r);
 }
 
@@ -603,6 +648,28 @@ fn_split_with_sizes(FASTCALL_ARGS)
     (void)self;
     return call_as_method("split_with_sizes", "input", t_split_with_sizes, args, nargs,
                           kwnames);
+}
+
+static PyObject *
+fn_unsafe_chunk(FASTCALL_ARGS)
+{
+    (void)self;
+    return call_as_method("unsafe_chunk", "input", t_unsafe_chunk, args, nargs, kwnames);
+}
+
+static PyObject *
+fn_unsafe_split(FASTCALL_ARGS)
+{
+    (void)self;
+    return call_as_method("unsafe_split", "input", t_unsafe_split, args, nargs, kwnames);
+}
+
+static PyObject *
+fn_unsafe_split_with_sizes(FASTCALL_ARGS)
+{
+    (void)self;
+    return call_as_method("unsafe_split_with_sizes", "input", t_unsafe_split_with_sizes,
+                          args, nargs, kwnames);
 }
 
 static PyObject *
@@ -795,7 +862,7 @@ atleast(const char *fname, int k, PyObject *const *args, Py_ssize_t nargs)
     ct_tensor **ts;
 
     if (nargs == 1 && ctpy_is_tensor(args[0])) {
-        return ctpy_result(ct_atleast(ctpy_tensor(args[0]), k));
+        return ctpy_result(ctag_atleast(ctpy_tensor(args[0]), k));
     }
     if (nargs == 1 && (PyList_Check(args[0]) || PyTuple_Check(args[0]))) {
         ts = tensor_seq(args[0], fname, "tensors", 1, &seq, &n);
@@ -808,7 +875,7 @@ atleast(const char *fname, int k, PyObject *const *args, Py_ssize_t nargs)
     }
     PyObject *tup = PyTuple_New(n);
     for (Py_ssize_t i = 0; tup != NULL && i < n; i++) {
-        PyObject *o = ctpy_result(ct_atleast(ts[i], k));
+        PyObject *o = ctpy_result(ctag_atleast(ts[i], k));
         if (o == NULL) {
             Py_CLEAR(tup);
             break;
@@ -953,28 +1020,28 @@ static ct_tensor *
 join_hstack(int64_t n, const ct_tensor *const *ts, int64_t dim, ct_tensor *out)
 {
     (void)dim;
-    return ct_hstack(n, ts, out);
+    return ctag_hstack(n, ts, out);
 }
 
 static ct_tensor *
 join_vstack(int64_t n, const ct_tensor *const *ts, int64_t dim, ct_tensor *out)
 {
     (void)dim;
-    return ct_vstack(n, ts, out);
+    return ctag_vstack(n, ts, out);
 }
 
 static ct_tensor *
 join_dstack(int64_t n, const ct_tensor *const *ts, int64_t dim, ct_tensor *out)
 {
     (void)dim;
-    return ct_dstack(n, ts, out);
+    return ctag_dstack(n, ts, out);
 }
 
 static ct_tensor *
 join_column_stack(int64_t n, const ct_tensor *const *ts, int64_t dim, ct_tensor *out)
 {
     (void)dim;
-    return ct_column_stack(n, ts, out);
+    return ctag_column_stack(n, ts, out);
 }
 
 static PyObject *
@@ -1065,7 +1132,7 @@ fn_broadcast_tensors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (ts == NULL) {
         return NULL;
     }
-    int rc = ct_broadcast_tensors(n, (const ct_tensor *const *)ts, &l);
+    int rc = ctag_broadcast_tensors(n, (const ct_tensor *const *)ts, &l);
     PyMem_Free(ts);
     Py_XDECREF(seq);
     return tuple_result(rc, &l);
@@ -1137,8 +1204,9 @@ PyMethodDef ctpy_shape_methods[] = {
     METH("split_with_sizes", t_split_with_sizes, NULL),
     METH("tensor_split", t_tensor_split,
          "tensor_split(indices_or_sections, dim=0) -> tuple of views"),
-    METH("unsafe_chunk", t_chunk, NULL),
-    METH("unsafe_split", t_split, NULL),
+    METH("unsafe_chunk", t_unsafe_chunk, NULL),
+    METH("unsafe_split", t_unsafe_split, NULL),
+    METH("unsafe_split_with_sizes", t_unsafe_split_with_sizes, NULL),
     METH("hsplit", t_hsplit, "hsplit(indices_or_sections) -> tuple of views"),
     METH("vsplit", t_vsplit, "vsplit(indices_or_sections) -> tuple of views"),
     METH("dsplit", t_dsplit, "dsplit(indices_or_sections) -> tuple of views"),
@@ -1168,8 +1236,9 @@ PyMethodDef ctpy_shape_functions[] = {
     METH("split", fn_split, NULL),
     METH("split_with_sizes", fn_split_with_sizes, NULL),
     METH("tensor_split", fn_tensor_split, NULL),
-    METH("unsafe_chunk", fn_chunk, NULL),
-    METH("unsafe_split", fn_split, NULL),
+    METH("unsafe_chunk", fn_unsafe_chunk, NULL),
+    METH("unsafe_split", fn_unsafe_split, NULL),
+    METH("unsafe_split_with_sizes", fn_unsafe_split_with_sizes, NULL),
     METH("hsplit", fn_hsplit, NULL),
     METH("vsplit", fn_vsplit, NULL),
     METH("dsplit", fn_dsplit, NULL),

@@ -285,6 +285,17 @@ t_reshape(FASTCALL_ARGS)
 }
 
 static PyObject *
+t_reshape_as(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("reshape_as(Tensor other)");
+    ctpy_arg v[1];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    return ctpy_result(ctag_reshape(SELF, v[0].t->ndim, v[0].t->sizes));
+}
+
+static PyObject *
 t_narrow(FASTCALL_ARGS)
 {
     static ctpy_sig sig = CTPY_SIG("narrow(int dim, int start, int length)");
@@ -920,6 +931,7 @@ PyMethodDef ctpy_tensor_methods[] = {
     METH("view", t_view, "view(*shape) -> Tensor sharing storage"),
     METH("view_as", t_view_as, NULL),
     METH("reshape", t_reshape, NULL),
+    METH("reshape_as", t_reshape_as, NULL),
     METH("narrow", t_narrow, NULL),
     METH("select", t_select, NULL),
     METH("expand", t_expand, NULL),

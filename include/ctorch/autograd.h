@@ -287,4 +287,81 @@ int ctag_topk(const ct_tensor *t, int64_t k, int64_t dim, bool largest, bool sor
 int ctag_kthvalue(const ct_tensor *t, int64_t k, int64_t dim, bool keepdim,
                   ct_tensor **values, ct_tensor **indices);
 
+/* --- linear algebra and shapes (functions_linalg.c, functions_shape*.c) -- */
+/* Products as derivatives.yaml has them (ctag_mm, ctag_addmm and
+ * ctag_matmul are above); ger is outer. */
+ct_tensor *ctag_bmm(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+ct_tensor *ctag_mv(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+ct_tensor *ctag_dot(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+ct_tensor *ctag_vdot(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+ct_tensor *ctag_outer(const ct_tensor *a, const ct_tensor *b, ct_tensor *out);
+ct_tensor *ctag_addmv(const ct_tensor *self, const ct_tensor *m, const ct_tensor *v,
+                      ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode);
+ct_tensor *ctag_baddbmm(const ct_tensor *self, const ct_tensor *b1, const ct_tensor *b2,
+                        ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode);
+ct_tensor *ctag_addbmm(const ct_tensor *self, const ct_tensor *b1, const ct_tensor *b2,
+                       ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode);
+ct_tensor *ctag_addr(const ct_tensor *self, const ct_tensor *v1, const ct_tensor *v2,
+                     ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode);
+ct_tensor *ctag_tril(const ct_tensor *t, int64_t diagonal, ct_tensor *out,
+                     ct_out_mode mode);
+ct_tensor *ctag_triu(const ct_tensor *t, int64_t diagonal, ct_tensor *out,
+                     ct_out_mode mode);
+ct_tensor *ctag_diag(const ct_tensor *t, int64_t diagonal, ct_tensor *out);
+ct_tensor *ctag_trace(const ct_tensor *t);
+/* Recorded as steps of one or two operands (EinsumBackward0). */
+ct_tensor *ctag_einsum(const char *equation, int n, const ct_tensor *const *ops);
+
+/* Views. */
+ct_tensor *ctag_diagonal(const ct_tensor *t, int64_t offset, int64_t dim1, int64_t dim2);
+/* g put on the (offset, dim1, dim2) diagonal of zeros of the given shape:
+ * diagonal's derivative, differentiable itself. */
+ct_tensor *ctag_diagonal_backward(const ct_tensor *g, int ndim, const int64_t *sizes,
+                                  int64_t offset, int64_t dim1, int64_t dim2);
+ct_tensor *ctag_as_strided(const ct_tensor *t, int ndim, const int64_t *sizes,
+                           const int64_t *strides, int64_t offset);
+ct_tensor *ctag_unflatten(const ct_tensor *t, int64_t dim, int n, const int64_t *sizes);
+ct_tensor *ctag_broadcast_to(const ct_tensor *t, int ndim, const int64_t *sizes);
+ct_tensor *ctag_movedim(const ct_tensor *t, int nsrc, const int64_t *src, int ndst,
+                        const int64_t *dst);
+/* t itself (a new reference) when it has k dims or more. */
+ct_tensor *ctag_atleast(const ct_tensor *t, int k);
+/* In place, on a tensor that is not a view (SqueezeBackward3). */
+int ctag_squeeze_(ct_tensor *t, int64_t dim);
+/* Several outputs: one node for all of them (SplitBackward0, ...), or a
+ * SliceBackward0 each for tensor_split and the axis splits.  The unsafe
+ * forms give tensors that are not views.  0, or -1 with out empty. */
+int ctag_split(const ct_tensor *t, int64_t split_size, int64_t dim, ct_tensor_list *out);
+int ctag_split_with_sizes(const ct_tensor *t, int n, const int64_t *sizes, int64_t dim,
+                          ct_tensor_list *out);
+int ctag_unsafe_split(const ct_tensor *t, int64_t split_size, int64_t dim,
+                      ct_tensor_list *out);
+int ctag_unsafe_split_with_sizes(const ct_tensor *t, int n, const int64_t *sizes,
+                                 int64_t dim, ct_tensor_list *out);
+int ctag_chunk(const ct_tensor *t, int64_t chunks, int64_t dim, ct_tensor_list *out);
+int ctag_unsafe_chunk(const ct_tensor *t, int64_t chunks, int64_t dim, ct_tensor_list *out);
+int ctag_unbind(const ct_tensor *t, int64_t dim, ct_tensor_list *out);
+int ctag_tensor_split(const ct_tensor *t, int64_t sections, int64_t dim,
+                      ct_tensor_list *out);
+int ctag_tensor_split_indices(const ct_tensor *t, int n, const int64_t *indices,
+                              int64_t dim, ct_tensor_list *out);
+int ctag_axis_split(const ct_tensor *t, ct_split_axis axis, int64_t sections, int n,
+                    const int64_t *indices, ct_tensor_list *out);
+/* Tensors that already have the common shape come back as themselves. */
+int ctag_broadcast_tensors(int64_t n, const ct_tensor *const *ts, ct_tensor_list *out);
+
+/* Copies. */
+ct_tensor *ctag_repeat(const ct_tensor *t, int n, const int64_t *repeats);
+ct_tensor *ctag_tile(const ct_tensor *t, int n, const int64_t *reps);
+ct_tensor *ctag_flip(const ct_tensor *t, int n, const int64_t *dims);
+ct_tensor *ctag_fliplr(const ct_tensor *t);
+ct_tensor *ctag_flipud(const ct_tensor *t);
+ct_tensor *ctag_roll(const ct_tensor *t, int nshifts, const int64_t *shifts, int ndims,
+                     const int64_t *dims);
+ct_tensor *ctag_rot90(const ct_tensor *t, int64_t k, int ndims, const int64_t *dims);
+ct_tensor *ctag_hstack(int64_t n, const ct_tensor *const *ts, ct_tensor *out);
+ct_tensor *ctag_vstack(int64_t n, const ct_tensor *const *ts, ct_tensor *out);
+ct_tensor *ctag_dstack(int64_t n, const ct_tensor *const *ts, ct_tensor *out);
+ct_tensor *ctag_column_stack(int64_t n, const ct_tensor *const *ts, ct_tensor *out);
+
 #endif

@@ -554,7 +554,11 @@ def test_views_vs_torch(torch_ref, expr):
     r = run_case(expr, torch_ref)
     if r is None or "broadcast_shapes" in expr:
         return
-    res, inputs, _ = r
+    res, inputs, t_res = r
+    if "unsafe_" in expr:
+        # the unsafe splits share storage but are not views, as in torch
+        assert all(v._base is None for v in res) and all(v._base is None for v in t_res)
+        return
     for v in res if isinstance(res, tuple) else (res,):
         # every view shares storage with one of the inputs
         assert any(v._base is root(t) or v is t for t in inputs.values()
