@@ -18,6 +18,7 @@ static const struct {
     {"bool", CTPY_BOOL, "bool"},
     {"ScalarType", CTPY_DTYPE, "torch.dtype"},
     {"Device", CTPY_DEVICE, "torch.device"},
+    {"Generator", CTPY_GENERATOR, "torch.Generator"},
     {"int[]", CTPY_INTLIST, "tuple of ints"},
     {"object", CTPY_OBJECT, "object"},
     {"str", CTPY_STRING, "str"},
@@ -330,6 +331,8 @@ convert(const ctpy_sig *sig, const ctpy_param *pa, PyObject *o, ctpy_arg *v)
         return ctpy_to_dtype(o, &v->dtype);
     case CTPY_DEVICE:
         return ctpy_to_device(o, &v->device);
+    case CTPY_GENERATOR:
+        return PyObject_TypeCheck(o, &CtGenerator_Type) ? 0 : 1;
     case CTPY_INTLIST:
         return ctpy_to_intlist(o, &v->n, v->list, sig->fname, pa->name);
     case CTPY_STRING:

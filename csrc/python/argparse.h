@@ -11,7 +11,8 @@
  * `TensorN` parameter, which ctpy_release() drops.
  *
  * Types: Tensor, TensorN (a tensor, or a number as a 0-dim tensor), Scalar,
- * int, float, bool, ScalarType (torch.dtype), Device, int[] (a sequence of
+ * int, float, bool, ScalarType (torch.dtype), Device, Generator
+ * (torch.Generator, kept in `obj`), int[] (a sequence of
  * ints, one int, or -- for the first parameter -- all positional ints,
  * as in zeros(2, 3)), object, str.  `?` admits None; `*` starts keyword-only
  * parameters.
@@ -32,6 +33,7 @@ typedef enum {
     CTPY_BOOL,
     CTPY_DTYPE,
     CTPY_DEVICE,
+    CTPY_GENERATOR,
     CTPY_INTLIST,
     CTPY_OBJECT,
     CTPY_STRING,
@@ -58,7 +60,7 @@ typedef struct {
 
 #define CTPY_SIG(s) {.text = (s)}
 
-typedef struct {
+typedef struct ctpy_arg_s {
     bool given;                 /* passed by the caller (not defaulted) */
     bool is_none;               /* None (given or default) */
     ct_tensor *t;

@@ -176,6 +176,26 @@ PyObject *ctpy_with_self(ctpy_impl_fn impl, PyObject *self, PyObject *const *arg
 
 /* functions.c */
 extern PyMethodDef ctpy_functions[];
+/* The common tail of factory functions (ctpy_arg from argparse.h): the
+ * device check, out= (t copied into it), requires_grad.  Takes over the
+ * reference to t, which may be NULL on error; returns a new reference. */
+struct ctpy_arg_s;
+PyObject *ctpy_finish_factory(ct_tensor *t, const struct ctpy_arg_s *out,
+                              const struct ctpy_arg_s *device,
+                              const struct ctpy_arg_s *requires_grad);
+/* The dtype a factory with out= computes in: dtype= when given (and then
+ * it must be out's), else out's, else the fallback.  CT_DTYPE_COUNT with
+ * torch's RuntimeError on a mismatch. */
+ct_dtype ctpy_factory_dtype(const struct ctpy_arg_s *out, const struct ctpy_arg_s *dtype,
+                            ct_dtype fallback);
+
+/* random.c: torch.Generator objects (_C.Generator, _C.default_generator) */
+typedef struct {
+    PyObject_HEAD
+    ct_generator *gen;          /* owned, unless it is the default generator */
+} CtGeneratorObject;
+extern PyTypeObject CtGenerator_Type;
+int ctpy_random_init(PyObject *m);
 
 /* autograd.c */
 int ctpy_autograd_init(PyObject *m);
@@ -193,7 +213,8 @@ PyObject *ctpy_node_wrap(ct_node *n);       /* grad_fn objects (None for NULL) *
     X(shape)                    \
     X(index)                    \
     X(sort)                     \
-    X(autograd)
+    X(autograd)                 \
+    X(random)
 
 #define X(F)                                                               \
     extern PyMethodDef ctpy_##F##_methods[] __attribute__((weak));         \

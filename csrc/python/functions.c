@@ -7,10 +7,9 @@
 #define ENTRY(name, fn, doc) \
     {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, doc}
 
-/* The common tail of factory functions: dtype/device checks, out=,
- * requires_grad.  Takes ownership of t (which may be NULL on error). */
-static PyObject *
-finish_factory(ct_tensor *t, const ctpy_arg *out, const ctpy_arg *device,
+/* See ctpy.h. */
+PyObject *
+ctpy_finish_factory(ct_tensor *t, const ctpy_arg *out, const ctpy_arg *device,
                const ctpy_arg *requires_grad)
 {
     if (t == NULL) {
@@ -52,11 +51,9 @@ dtype_or(const ctpy_arg *a, ct_dtype fallback)
     return a->is_none ? fallback : a->dtype;
 }
 
-/* The dtype a factory with out= computes in: dtype= when given (and then
- * it must be out's), else out's, else the fallback.  CT_DTYPE_COUNT with
- * torch's RuntimeError on a mismatch. */
-static ct_dtype
-factory_dtype(const ctpy_arg *out, const ctpy_arg *dtype, ct_dtype fallback)
+/* See ctpy.h. */
+ct_dtype
+ctpy_factory_dtype(const ctpy_arg *out, const ctpy_arg *dtype, ct_dtype fallback)
 {
     bool has_out = out != NULL && !out->is_none;
     if (!dtype->is_none) {
@@ -84,13 +81,13 @@ filled_factory(ctpy_sig *sig, int64_t fill, PyObject *const *args, Py_ssize_t na
     if (ctpy_parse(sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    ct_dtype dtype = factory_dtype(&v[1], &v[2], ct_default_dtype());
+    ct_dtype dtype = ctpy_factory_dtype(&v[1], &v[2], ct_default_dtype());
     if (dtype == CT_DTYPE_COUNT) {
         return NULL;
     }
     ct_tensor *t = fill == 0 ? ct_zeros(v[0].n, v[0].list, dtype)
                              : ct_full(v[0].n, v[0].list, ct_scalar_int(fill), dtype);
-    return finish_factory(t, &v[1], &v[4], &v[6]);
+    return ctpy_finish_factory(t, &v[1], &v[4], &v[6]);
 }
 
 FN(fn_zeros)
@@ -116,7 +113,7 @@ FN(fn_empty)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    ct_dtype dtype = factory_dtype(&v[1], &v[2], ct_default_dtype());
+    ct_dtype dtype = ctpy_factory_dtype(&v[1], &v[2], ct_default_dtype());
     ctpy_memfmt fmt;
     if (dtype == CT_DTYPE_COUNT ||
         ctpy_to_memory_format(v[7].obj, CTPY_MEMFMT_CONTIGUOUS, "empty", &fmt) < 0) {
@@ -136,7 +133,7 @@ FN(fn_empty)
         ct_tensor_decref(t);
         t = ct_empty_strided(v[0].n, v[0].list, strides, dtype, ct_device_cpu());
     }
-    return finish_factory(t, &v[1], &v[4], &v[6]);
+    return ctpy_finish_factory(t, &v[1], &v[4], &v[6]);
 }
 
 FN(fn_empty_strided)
@@ -154,7 +151,7 @@ FN(fn_empty_strided)
         PyErr_Format(PyExc_RuntimeError, "mismatch in length of strides and shape");
         return NULL;
     }
-    return finish_factory(ct_empty_strided(v[0].n, v[0].list, v[1].list,
+    return ctpy_finish_factory(ct_empty_strided(v[0].n, v[0].list, v[1].list,
                                            dtype_or(&v[2], ct_default_dtype()),
                                            ct_device_cpu()),
                           NULL, &v[4], &v[6]);
@@ -178,11 +175,11 @@ FN(fn_full)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    ct_dtype dtype = factory_dtype(&v[2], &v[3], dtype_of_scalar(v[1].s));
+    ct_dtype dtype = ctpy_factory_dtype(&v[2], &v[3], dtype_of_scalar(v[1].s));
     if (dtype == CT_DTYPE_COUNT) {
         return NULL;
     }
-    return finish_factory(ct_full(v[0].n, v[0].list, v[1].s, dtype), &v[2], &v[5], &v[7]);
+    return ctpy_finish_factory(ct_full(v[0].n, v[0].list, v[1].s, dtype), &v[2], &v[5], &v[7]);
 }
 
 #define LIKE_TAIL "ScalarType? dtype=None, object? layout=None, Device? device=None, " \
@@ -232,7 +229,7 @@ like(int kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
             t = NULL;
         }
     }
-    return finish_factory(t, NULL, &v[k + 2], &v[k + 4]);
+    return ctpy_finish_factory(t, NULL, &v[k + 2], &v[k + 4]);
 }
 
 FN(fn_zeros_like) { (void)self; return like(0, args, nargs, kwnames); }
@@ -286,11 +283,11 @@ FN(fn_arange)
     bounds[1].s = end;
     bounds[2].is_none = false;
     bounds[2].s = step;
-    ct_dtype dtype = factory_dtype(&v[k], &v[k + 1], range_dtype(bounds, 3));
+    ct_dtype dtype = ctpy_factory_dtype(&v[k], &v[k + 1], range_dtype(bounds, 3));
     if (dtype == CT_DTYPE_COUNT) {
         return NULL;
     }
-    return finish_factory(ct_arange(start, end, step, dtype), &v[k], &v[k + 3], &v[k + 5]);
+    return ctpy_finish_factory(ct_arange(start, end, step, dtype), &v[k], &v[k + 3], &v[k + 5]);
 }
 
 FN(fn_range)
@@ -308,11 +305,11 @@ FN(fn_range)
                      "values in [start, end).", 1) < 0) {
         return NULL;
     }
-    ct_dtype dtype = factory_dtype(&v[3], &v[4], ct_default_dtype());
+    ct_dtype dtype = ctpy_factory_dtype(&v[3], &v[4], ct_default_dtype());
     if (dtype == CT_DTYPE_COUNT) {
         return NULL;
     }
-    return finish_factory(ct_range(v[0].s, v[1].s, v[2].s, dtype), &v[3], &v[6], &v[8]);
+    return ctpy_finish_factory(ct_range(v[0].s, v[1].s, v[2].s, dtype), &v[3], &v[6], &v[8]);
 }
 
 FN(fn_linspace)
@@ -324,11 +321,11 @@ FN(fn_linspace)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    ct_dtype dtype = factory_dtype(&v[3], &v[4], ct_default_dtype());
+    ct_dtype dtype = ctpy_factory_dtype(&v[3], &v[4], ct_default_dtype());
     if (dtype == CT_DTYPE_COUNT) {
         return NULL;
     }
-    return finish_factory(ct_linspace(v[0].s, v[1].s, v[2].i, dtype), &v[3], &v[6], &v[8]);
+    return ctpy_finish_factory(ct_linspace(v[0].s, v[1].s, v[2].i, dtype), &v[3], &v[6], &v[8]);
 }
 
 FN(fn_logspace)
@@ -340,11 +337,11 @@ FN(fn_logspace)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    ct_dtype dtype = factory_dtype(&v[4], &v[5], ct_default_dtype());
+    ct_dtype dtype = ctpy_factory_dtype(&v[4], &v[5], ct_default_dtype());
     if (dtype == CT_DTYPE_COUNT) {
         return NULL;
     }
-    return finish_factory(ct_logspace(v[0].s, v[1].s, v[2].i, v[3].d, dtype), &v[4],
+    return ctpy_finish_factory(ct_logspace(v[0].s, v[1].s, v[2].i, v[3].d, dtype), &v[4],
                           &v[7], &v[9]);
 }
 
@@ -356,11 +353,11 @@ FN(fn_eye)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    ct_dtype dtype = factory_dtype(&v[2], &v[3], ct_default_dtype());
+    ct_dtype dtype = ctpy_factory_dtype(&v[2], &v[3], ct_default_dtype());
     if (dtype == CT_DTYPE_COUNT) {
         return NULL;
     }
-    return finish_factory(ct_eye(v[0].i, v[1].is_none ? v[0].i : v[1].i, dtype), &v[2],
+    return ctpy_finish_factory(ct_eye(v[0].i, v[1].is_none ? v[0].i : v[1].i, dtype), &v[2],
                           &v[5], &v[7]);
 }
 
@@ -388,7 +385,7 @@ FN(fn_tensor)
     if (t == NULL) {
         return NULL;
     }
-    return finish_factory(t, NULL, &v[2], &v[3]);
+    return ctpy_finish_factory(t, NULL, &v[2], &v[3]);
 }
 
 /* torch.as_tensor(data, dtype=None, device=None): shares memory with a
@@ -414,7 +411,7 @@ FN(fn_as_tensor)
     if (t == NULL) {
         return NULL;
     }
-    return finish_factory(t, NULL, &v[2], NULL);
+    return ctpy_finish_factory(t, NULL, &v[2], NULL);
 }
 
 FN(fn_quantize_per_tensor)

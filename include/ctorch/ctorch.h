@@ -3,7 +3,8 @@
  * libctorch is a PyTorch-compatible tensor engine in C11 with no Python
  * dependency.  Read in this order: dtype.h (the dtype list), error.h (how
  * failures are reported), storage.h and tensor.h (the data model and the
- * ownership rules), ops.h (what can be computed).
+ * ownership rules), ops.h (what can be computed), random.h (generators
+ * and sampling).
  *
  *     #include <ctorch/ctorch.h>
  *     int64_t n = 4;
@@ -26,6 +27,7 @@
 #include "error.h"
 #include "ops.h"
 #include "ops_families.h"
+#include "random.h"
 #include "scalar.h"
 #include "storage.h"
 #include "tensor.h"

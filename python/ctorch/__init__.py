@@ -43,6 +43,11 @@ from ._composite import (  # noqa: F401
     allclose, clamp_max, clamp_min, equal, isclose, masked_scatter,
 )
 from . import _composite as _composite_mod
+from ._C import Generator, default_generator  # noqa: F401
+from . import random  # noqa: F401,E402
+from .random import (  # noqa: F401,E402
+    get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
+)
 
 __version__ = "1.13.0+ctorch"
 
