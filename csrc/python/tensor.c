@@ -285,11 +285,13 @@ int
 ctpy_set_requires_grad(ct_tensor *t, bool value)
 {
     if (!ct_is_leaf(t)) {
-        PyErr_SetString(PyExc_RuntimeError, value
-                        ? "you can only change requires_grad flags of leaf variables."
-                        : "you can only change requires_grad flags of leaf variables. If "
-                          "you want to use a computed variable in a subgraph that doesn't "
-                          "require differentiation use var_no_grad = var.detach().");
+        if (value) {
+            return 0;       /* it already requires grad */
+        }
+        PyErr_SetString(PyExc_RuntimeError, "you can only change requires_grad flags of "
+                        "leaf variables. If you want to use a computed variable in a "
+                        "subgraph that doesn't require differentiation use var_no_grad = "
+                        "var.detach().");
         return -1;
     }
     if (value && !ct_dtype_is_floating(t->dtype)) {
