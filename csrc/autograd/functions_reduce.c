@@ -476,6 +476,8 @@ record_op(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
           ct_tensor *second)
 {
     bool all = dims == NULL || ndims == 0;
+    /* sum and mean name the dim= form even when it covers every dim */
+    bool dim_form = dims != NULL;
     const ct_node_type *type = &reduce_types[op][0];
     ct_tensor *outs[2] = {r, second};
     int nout = 1;
@@ -485,7 +487,7 @@ record_op(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
     switch (op) {
     case CT_REDUCE_SUM:
     case CT_REDUCE_MEAN:
-        type = &reduce_types[op][!all];
+        type = &reduce_types[op][dim_form];
         save_x = save_r = false;
         break;
     case CT_REDUCE_PROD:

@@ -101,6 +101,10 @@ dtype_of(const ctpy_arg *a)
 }
 
 /* --- sum, mean, amax, amin, all, any, logsumexp, count_nonzero ------------ */
+/* A dims pointer with no entries: every dim, but the dim= form of the op
+ * (SumBackward1 rather than SumBackward0, as torch records it). */
+static const int64_t all_dims[1] = {0};
+
 #define DIMS_REDUCTION(NAME, OP, SIG)                                         \
     static PyObject *impl_##NAME(FASTCALL)                                    \
     {                                                                         \
@@ -112,6 +116,9 @@ dtype_of(const ctpy_arg *a)
             return NULL;                                                      \
         }                                                                     \
         const int64_t *dims = dims_of(&v[1], &nd);                            \
+        if (dims == NULL && v[1].given) {                                     \
+            dims = all_dims; /* dim=None / () given: torch's dim overload */  \
+        }                                                                     \
         ct_dtype dt = sig.nparams > 4 ? dtype_of(&v[3]) : CT_DTYPE_COUNT;     \
         RUN_OP(v[0].t->numel, r = ctag_reduce(OP, v[0].t, nd, dims, v[2].b, dt, \
                                             NULL, NULL));                     \

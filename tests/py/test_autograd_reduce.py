@@ -47,6 +47,9 @@ def _first(r):
 NAMES = [
     ("x.sum()", "SumBackward0"), ("x.sum(1)", "SumBackward1"),
     ("x.sum(dtype=torch.float32)", "SumBackward0"), ("x.mean()", "MeanBackward0"),
+    ("x.sum(dim=None)", "SumBackward1"), ("x.sum(None, keepdim=True)", "SumBackward1"),
+    ("x.sum(())", "SumBackward1"), ("x.mean(dim=[])", "MeanBackward1"),
+    ("x.amax(dim=())", "AmaxBackward0"),
     ("x.mean(1, dtype=torch.float64)", "MeanBackward1"),
     ("x.prod()", "ProdBackward0"), ("x.prod(1)", "ProdBackward1"),
     ("x.prod(1, keepdim=True)", "ProdBackward1"), ("x.prod(dtype=torch.float32)", "ProdBackward0"),
@@ -290,6 +293,10 @@ TORCH_EXPRS = [
     "x.cumprod(1)", "x.cumprod(0)", "x.cummax(1)[0]", "x.cummin(0)[0]", "x.softmax(1)",
     "x.softmax(0)", "x.log_softmax(1)", "x.log_softmax(0)",
     "x.t().softmax(1)", "x.t().cumprod(0)", "x[:, ::2].var(0)", "x.t().norm(3, 0)",
+    "x.sum(dim=None, keepdim=True)", "x.mean(()) * x.sum(dim=[])", "x.var(None, keepdim=True)",
+    "x.norm(dim=None, keepdim=True)", "x.amax((), True)", "x.max(-1, True)[0]",
+    "x.median(-1, True)[0]", "x.kthvalue(2, -1, True)[0]", "x.softmax(-2)",
+    "x.norm(p='fro', dim=(-1, 0), keepdim=True)", "x[0].norm(p='fro')",
 ]
 
 
