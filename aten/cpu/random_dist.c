@@ -10,6 +10,7 @@
 
 typedef struct {
     double a, b;
+    uint64_t below;             /* bernoulli: draws whose 53 bits are below hit */
 } dist_ctx;
 
 /* A double cast to the compute type of dtype S the way PyTorch's
@@ -25,10 +26,12 @@ CT_FORALL_FLOATING_DTYPES(X)
 #undef X
 #define AS_A(T, S, v) as_a_##S(v)
 
+/* hit = k < below, as the sign bit of k - below (both below 2^53 + 1):
+ * branch-free, since p = 0.5 makes a branch unpredictable */
 #define X(E, T, S, A)                                                         \
-    __attribute__((unused))                                                   \
+    __attribute__((unused, target_clones("arch=x86-64-v3", "default")))       \
     CT__DRAW_LOOP(bernoulli_##S, T, S, uint64_t, dist_ctx,                    \
-                  (A)(ct__u53(r) < cx->a))
+                  (A)(((r & ((UINT64_C(1) << 53) - 1)) - cx->below) >> 63))
 CT_FORALL_INTEGRAL_DTYPES(X)
 CT_FORALL_FLOATING_DTYPES(X)
 CT_FORALL_BOOL_DTYPE(X)
@@ -84,7 +87,9 @@ ct_bernoulli_(ct_tensor *t, double p, ct_generator *gen)
         return ct_error(CT_ERR_RUNTIME, "bernoulli_ expects p to be in [0, 1], but got "
                         "p=%g", p);
     }
-    dist_ctx cx = {p, 0};
+    /* U53 = k / 2^53 < p exactly when the integer k < ceil(p * 2^53) (the
+     * scaling is exact): an integer compare the compiler vectorizes */
+    dist_ctx cx = {p, 0, (uint64_t)ceil(p * 0x1p53)};
     return ct__draw_into(t, gen, bernoulli_loops, "bernoulli_scalar_cpu_", &cx);
 }
 
@@ -95,14 +100,14 @@ ct_exponential_(ct_tensor *t, double lambd, ct_generator *gen)
         return ct_error(CT_ERR_RUNTIME, "exponential_ expects lambda >= 0.0, but found "
                         "lambda=%g", lambd);
     }
-    dist_ctx cx = {lambd, 0};
+    dist_ctx cx = {lambd, 0, 0};
     return ct__draw_into(t, gen, exponential_loops, "exponential_cpu", &cx);
 }
 
 int
 ct_cauchy_(ct_tensor *t, double median, double sigma, ct_generator *gen)
 {
-    dist_ctx cx = {median, sigma};
+    dist_ctx cx = {median, sigma, 0};
     return ct__draw_into(t, gen, cauchy_loops, "cauchy_cpu", &cx);
 }
 
@@ -113,7 +118,7 @@ ct_geometric_(ct_tensor *t, double p, ct_generator *gen)
         return ct_error(CT_ERR_RUNTIME, "geometric_ expects p to be in (0, 1), but got "
                         "p=%g", p);
     }
-    dist_ctx cx = {p, 0};
+    dist_ctx cx = {p, 0, 0};
     return ct__draw_into(t, gen, geometric_loops, "geometric_cpu", &cx);
 }
 

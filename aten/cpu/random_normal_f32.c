@@ -6,9 +6,12 @@
  * its multiply-adds are fused.  Each step below is written as that build
  * computes it: fmaf() where it fuses, separate float operations where it
  * does not (the Makefile's -ffp-contract=off keeps those apart).  Written
- * as plain C over 8 lanes, the FMA clone vectorizes like the original.
+ * as plain C over 8 lanes, the FMA clone vectorizes like the original
+ * (the Makefile builds this file with -fno-math-errno: sqrtf's argument is
+ * never negative, and its errno path would keep the loop scalar).
  */
 #include "aten/random_impl.h"
+
 
 #define SQRTHF 0.707106781186547524f
 #define LOG_P0 7.0376836292E-2f
@@ -34,6 +37,14 @@
 #define COS_P2 4.166664568298827E-002f
 #define TWO_PI_F 6.28318548202514648f          /* f32(2 pi) */
 
+/* Selections are written as the original's bit masks, branch-free, so
+ * that the compiler vectorizes them (and +0 is added where it adds +0). */
+static inline float
+and_bits(float x, uint32_t mask)
+{
+    return ct_bits_to_float(ct_float_to_bits(x) & mask);
+}
+
 /* log(x) for a positive normal float: exponent and mantissa in
  * [sqrt(1/2), sqrt(2)), then a degree-8 polynomial. */
 static inline float
@@ -42,10 +53,10 @@ log_ps(float x)
     uint32_t b = ct_float_to_bits(x);
     float e = (float)((int32_t)(b >> 23) - 127) + 1.0f;
     float m = ct_bits_to_float((b & 0x807FFFFFu) | 0x3F000000u);
-    bool small = m < SQRTHF;
+    uint32_t small = 0u - (uint32_t)(m < SQRTHF);
     float t = m - 1.0f;
-    e = small ? e - 1.0f : e;
-    t = small ? t + m : t;
+    e = e - and_bits(1.0f, small);
+    t = t + and_bits(m, small);
     float z = t * t;
     float y = LOG_P0;
     y = fmaf(y, t, LOG_P1);
@@ -78,6 +89,7 @@ sincos_ps(float x, float *sinp, float *cosp)
     r = fmaf(y, DP3, r);
     uint32_t sin_sign = sign_in ^ ((uint32_t)(j & 4) << 29);
     uint32_t cos_sign = ((uint32_t)~(j - 2) & 4u) << 29;
+    uint32_t sin_poly = 0u - (uint32_t)((j & 2) == 0);  /* sin from ps */
     float z = r * r;
     float pc = fmaf(fmaf(COS_P0, z, COS_P1), z, COS_P2);
     pc = pc * z;
@@ -86,15 +98,15 @@ sincos_ps(float x, float *sinp, float *cosp)
     float ps = fmaf(fmaf(SIN_P0, z, SIN_P1), z, SIN_P2);
     ps = ps * z;
     ps = fmaf(ps, r, r);
-    bool swap = (j & 2) != 0;
-    float s = swap ? pc : ps, c = swap ? ps : pc;
+    float s2 = and_bits(ps, sin_poly), s1 = and_bits(pc, ~sin_poly);
+    float s = s1 + s2, c = (pc - s1) + (ps - s2);
     *sinp = ct_bits_to_float(ct_float_to_bits(s) ^ sin_sign);
     *cosp = ct_bits_to_float(ct_float_to_bits(c) ^ cos_sign);
 }
 
 /* The radius comes from the first 8 uniforms of a block, the angle from
  * the last 8; cos goes to the first half, sin to the second. */
-__attribute__((target_clones("arch=haswell", "default"))) void
+__attribute__((target_clones("arch=x86-64-v3", "default"))) void
 ct__normal_f32_blocks(float *d, int64_t nblocks, float mean, float std)
 {
     for (int64_t b = 0; b < nblocks; b++, d += 16) {

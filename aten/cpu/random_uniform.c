@@ -25,7 +25,7 @@ typedef struct {
         ct__store_##S(&w, ct__load_##S(&hi) - ct__load_##S(&lo));             \
         return ct__load_##S(&w);                                              \
     }                                                                         \
-    __attribute__((target_clones("arch=haswell", "default")))                 \
+    __attribute__((target_clones("arch=x86-64-v3", "default")))                 \
     CT__DRAW_LOOP(uniform_##S, T, S, CT__DRAW_##S, uniform_ctx,               \
                   CT__FMA(CT__UNIT_##S(r), uniform_w_##S(cx), uniform_lo_##S(cx)))
 CT_FORALL_FLOATING_DTYPES(X)

@@ -100,30 +100,34 @@ fn_argwhere(PyObject *self, PyObject *arg)
 
 BOTH(index_select, "index_select(int dim, Tensor index)",
      "index_select(Tensor input, int dim, Tensor index)", 2,
-     ct_index_select(a[0].t, a[1].i, a[2].t))
+     ctag_index_select(a[0].t, a[1].i, a[2].t))
 BOTH(masked_select, "masked_select(Tensor mask)",
-     "masked_select(Tensor input, Tensor mask)", 1, ct_masked_select(a[0].t, a[1].t))
+     "masked_select(Tensor input, Tensor mask)", 1, ctag_masked_select(a[0].t, a[1].t))
 BOTH(take, "take(Tensor index)", "take(Tensor input, Tensor index)", 1,
-     ct_take(a[0].t, a[1].t))
+     ctag_take(a[0].t, a[1].t))
 BOTH(gather, "gather(int dim, Tensor index, *, bool sparse_grad=False)",
      "gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False)", 3,
-     ct_gather(a[0].t, a[1].i, a[2].t))
+     ctag_gather(a[0].t, a[1].i, a[2].t))
+BOTH(masked_scatter, "masked_scatter(Tensor mask, Tensor source)",
+     "masked_scatter(Tensor input, Tensor mask, Tensor source)", 2,
+     ctag_masked_scatter(a[0].t, a[1].t, a[2].t))
 
-/* In-place ops return self; the out-of-place forms work on a clone. */
+/* An in-place op's result: self (the ctag_ op has bumped its version). */
 static PyObject *
-inplace_result(PyObject *self, ct_tensor *t, int rc, bool inplace)
+inplace_result(PyObject *self, int rc)
 {
-    if (rc < 0) {
-        if (!inplace) {
-            ct_tensor_decref(t);
-        }
-        return ctpy_raise();
+    return rc < 0 ? ctpy_raise() : Py_NewRef(self);
+}
+
+static PyObject *
+t_masked_scatter_(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("masked_scatter_(Tensor mask, Tensor source)");
+    ctpy_arg v[2];
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
     }
-    if (inplace) {
-        ctpy_bump(t);
-        return Py_NewRef(self);
-    }
-    return ctpy_result(t);
+    return inplace_result(self, ctag_masked_scatter_(ctpy_tensor(self), v[0].t, v[1].t));
 }
 
 /* scatter(dim, index, src | value, *, reduce=None) */
@@ -134,6 +138,11 @@ scatter(PyObject *self, bool inplace, bool add, PyObject *const *args, Py_ssize_
     ctpy_arg v[4];
     if (ctpy_parse(sig, args, nargs, kwnames, v) < 0) {
         return NULL;
+    }
+    ct_tensor *t = ctpy_tensor(self);
+    if (add) {
+        return inplace ? inplace_result(self, ctag_scatter_add_(t, v[0].i, v[1].t, v[2].t))
+                       : ctpy_result(ctag_scatter_add(t, v[0].i, v[1].t, v[2].t));
     }
     const ct_tensor *src = NULL;
     ct_scalar value = ct_scalar_int(0);
@@ -147,19 +156,12 @@ scatter(PyObject *self, bool inplace, bool add, PyObject *const *args, Py_ssize_
         }
         return NULL;
     }
-    const char *reduce = add ? "add" : NULL;
-    if (!add && sig->nparams > 3 && !v[3].is_none) {
-        reduce = PyUnicode_AsUTF8(v[3].obj);
-        if (reduce == NULL) {
-            return NULL;
-        }
+    const char *reduce = NULL;
+    if (!v[3].is_none && (reduce = PyUnicode_AsUTF8(v[3].obj)) == NULL) {
+        return NULL;
     }
-    ct_tensor *t = inplace ? ctpy_tensor(self) : ct_clone(ctpy_tensor(self));
-    if (t == NULL) {
-        return ctpy_raise();
-    }
-    return inplace_result(self, t, ct_scatter_(t, v[0].i, v[1].t, src, value, reduce),
-                          inplace);
+    return inplace ? inplace_result(self, ctag_scatter_(t, v[0].i, v[1].t, src, value, reduce))
+                   : ctpy_result(ctag_scatter(t, v[0].i, v[1].t, src, value, reduce));
 }
 
 #define SCATTER(NAME, INPLACE, ADD, SIGTEXT)                                      \
@@ -174,43 +176,22 @@ SCATTER(scatter_add, false, true, "scatter_add(int dim, Tensor index, Tensor src
 SCATTER(scatter_add_, true, true, "scatter_add_(int dim, Tensor index, Tensor src)")
 #undef SCATTER
 
-static PyObject *
-fn_scatter(FASTCALL_ARGS)
-{
-    (void)self;
-    if (nargs < 1 || !ctpy_is_tensor(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "scatter(): argument 'input' (position 1) must "
-                        "be Tensor");
-        return NULL;
-    }
-    return t_scatter(args[0], args + 1, nargs - 1, kwnames);
-}
-
-static PyObject *
-fn_scatter_add(FASTCALL_ARGS)
-{
-    (void)self;
-    if (nargs < 1 || !ctpy_is_tensor(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "scatter_add(): argument 'input' (position 1) "
-                        "must be Tensor");
-        return NULL;
-    }
-    return t_scatter_add(args[0], args + 1, nargs - 1, kwnames);
-}
-
 /* index_add/copy/fill, in place and not */
+enum { OP_INDEX_ADD, OP_INDEX_COPY, OP_INDEX_FILL };
+
 static PyObject *
 index_op(PyObject *self, int which, bool inplace, PyObject *const *args, Py_ssize_t nargs,
          PyObject *kwnames, ctpy_sig *sig)
 {
     ctpy_arg v[4];
     ct_scalar value = ct_scalar_int(0);
+    const ct_tensor *value_t = NULL, *source = NULL;
     if (ctpy_parse(sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    if (which == 2) {
+    if (which == OP_INDEX_FILL) {
         if (ctpy_is_tensor(v[2].obj)) {
-            value = ct_tensor_item_at(ctpy_tensor(v[2].obj), 0);
+            value_t = ctpy_tensor(v[2].obj);
         }
         else if (ctpy_to_scalar(v[2].obj, &value) != 0) {
             if (!PyErr_Occurred()) {
@@ -224,14 +205,19 @@ index_op(PyObject *self, int which, bool inplace, PyObject *const *args, Py_ssiz
         PyErr_SetString(PyExc_TypeError, "argument 'source' must be Tensor");
         return NULL;
     }
-    ct_tensor *t = inplace ? ctpy_tensor(self) : ct_clone(ctpy_tensor(self));
-    if (t == NULL) {
-        return ctpy_raise();
+    else {
+        source = ctpy_tensor(v[2].obj);
     }
-    int rc = which == 0 ? ct_index_add_(t, v[0].i, v[1].t, ctpy_tensor(v[2].obj), v[3].s)
-             : which == 1 ? ct_index_copy_(t, v[0].i, v[1].t, ctpy_tensor(v[2].obj))
-                          : ct_index_fill_(t, v[0].i, v[1].t, value);
-    return inplace_result(self, t, rc, inplace);
+    ct_tensor *t = ctpy_tensor(self);
+    if (inplace) {
+        int rc = which == OP_INDEX_ADD ? ctag_index_add_(t, v[0].i, v[1].t, source, v[3].s)
+                 : which == OP_INDEX_COPY ? ctag_index_copy_(t, v[0].i, v[1].t, source)
+                 : ctag_index_fill_(t, v[0].i, v[1].t, value_t, value);
+        return inplace_result(self, rc);
+    }
+    return ctpy_result(which == OP_INDEX_ADD ? ctag_index_add(t, v[0].i, v[1].t, source, v[3].s)
+                       : which == OP_INDEX_COPY ? ctag_index_copy(t, v[0].i, v[1].t, source)
+                       : ctag_index_fill(t, v[0].i, v[1].t, value_t, value));
 }
 
 #define INDEX_OP(NAME, WHICH, INPLACE, SIGTEXT)                                   \
@@ -240,46 +226,158 @@ index_op(PyObject *self, int which, bool inplace, PyObject *const *args, Py_ssiz
         static ctpy_sig sig = CTPY_SIG(SIGTEXT);                                  \
         return index_op(self, WHICH, INPLACE, args, nargs, kwnames, &sig);        \
     }
-INDEX_OP(index_add, 0, false, "index_add(int dim, Tensor index, object source, *, Scalar alpha=1)")
-INDEX_OP(index_add_, 0, true, "index_add_(int dim, Tensor index, object source, *, Scalar alpha=1)")
-INDEX_OP(index_copy, 1, false, "index_copy(int dim, Tensor index, object source, Scalar unused=0)")
-INDEX_OP(index_copy_, 1, true, "index_copy_(int dim, Tensor index, object source, Scalar unused=0)")
-INDEX_OP(index_fill, 2, false, "index_fill(int dim, Tensor index, object value, Scalar unused=0)")
-INDEX_OP(index_fill_, 2, true, "index_fill_(int dim, Tensor index, object value, Scalar unused=0)")
+INDEX_OP(index_add, OP_INDEX_ADD, false,
+         "index_add(int dim, Tensor index, object source, *, Scalar alpha=1)")
+INDEX_OP(index_add_, OP_INDEX_ADD, true,
+         "index_add_(int dim, Tensor index, object source, *, Scalar alpha=1)")
+INDEX_OP(index_copy, OP_INDEX_COPY, false,
+         "index_copy(int dim, Tensor index, object source, Scalar unused=0)")
+INDEX_OP(index_copy_, OP_INDEX_COPY, true,
+         "index_copy_(int dim, Tensor index, object source, Scalar unused=0)")
+INDEX_OP(index_fill, OP_INDEX_FILL, false,
+         "index_fill(int dim, Tensor index, object value, Scalar unused=0)")
+INDEX_OP(index_fill_, OP_INDEX_FILL, true,
+         "index_fill_(int dim, Tensor index, object value, Scalar unused=0)")
 #undef INDEX_OP
+
+/* index_put's indices: a tuple of tensors; a bool / uint8 mask stands for
+ * the coordinates of its set elements, one index per dim it covers.  Fills
+ * idx[0..*n-1] with new references. */
+static int
+put_indices(PyObject *obj, ct_tensor **idx, int *n)
+{
+    PyObject *seq = PySequence_Fast(obj, "index_put_(): indices must be a tuple");
+    if (seq == NULL) {
+        return -1;
+    }
+    int k = 0, rc = -1;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyObject *it = PySequence_Fast_GET_ITEM(seq, i);
+        ct_tensor *x = ctpy_is_tensor(it) ? ctpy_tensor(it) : NULL;
+        if (x == NULL) {
+            /* torch 1.13's binding takes no None here either */
+            PyErr_Format(PyExc_TypeError, "expected Tensor as element %zd in argument 0, "
+                         "but got %s", i, Py_TYPE(it)->tp_name);
+            goto done;
+        }
+        bool mask = x->dtype == CT_DTYPE_BOOL || x->dtype == CT_DTYPE_UINT8;
+        int cover = mask ? (x->ndim ? x->ndim : 1) : 1;
+        if (k + cover > CT_MAX_DIMS) {
+            PyErr_SetString(PyExc_IndexError, "index_put_(): too many indices");
+            goto done;
+        }
+        if (!mask) {
+            ct_tensor_incref(x);
+            idx[k++] = x;
+            continue;
+        }
+        ct_tensor *nz = ct_nonzero(x);
+        for (int c = 0; nz != NULL && c < x->ndim; c++) {
+            if ((idx[k++] = ct_select(nz, 1, c)) == NULL) {
+                ct_tensor_decref(nz);
+                ctpy_raise();
+                goto done;
+            }
+        }
+        ct_tensor_decref(nz);
+        if (nz == NULL) {
+            ctpy_raise();
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    Py_DECREF(seq);
+    *n = k;
+    return rc;
+}
+
+static PyObject *
+index_put(PyObject *self, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+          PyObject *kwnames, ctpy_sig *sig)
+{
+    ctpy_arg v[3];
+    ct_tensor *idx[CT_MAX_DIMS] = {NULL};
+    int n = 0;
+    PyObject *res = NULL;
+    if (ctpy_parse(sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    if (put_indices(v[0].obj, idx, &n) == 0) {
+        ct_tensor *t = ctpy_tensor(self);
+        res = inplace ? inplace_result(self, ctag_index_put_(t, n, idx, v[1].t, v[2].b))
+                      : ctpy_result(ctag_index_put(t, n, idx, v[1].t, v[2].b));
+    }
+    for (int i = 0; i < n; i++) {
+        ct_tensor_decref(idx[i]);
+    }
+    return res;
+}
 
 static PyObject *
 t_index_put_(FASTCALL_ARGS)
 {
     static ctpy_sig sig = CTPY_SIG("index_put_(object indices, Tensor values, "
                                    "bool accumulate=False)");
-    ctpy_arg v[3];
-    ct_tensor *idx[CT_MAX_DIMS] = {NULL};
-    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
-        return NULL;
-    }
-    PyObject *seq = PySequence_Fast(v[0].obj, "index_put_(): indices must be a tuple");
-    if (seq == NULL) {
-        return NULL;
-    }
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    for (Py_ssize_t i = 0; i < n && i < CT_MAX_DIMS; i++) {
-        PyObject *it = PySequence_Fast_GET_ITEM(seq, i);
-        if (it != Py_None && !ctpy_is_tensor(it)) {
-            Py_DECREF(seq);
-            PyErr_SetString(PyExc_TypeError, "index_put_(): indices must be tensors");
-            return NULL;
-        }
-        idx[i] = it == Py_None ? NULL : ctpy_tensor(it);
-    }
-    int rc = ct_index_put_(ctpy_tensor(self), (int)n, idx, v[1].t, v[2].b);
-    Py_DECREF(seq);
-    if (rc < 0) {
-        return ctpy_raise();
-    }
-    ctpy_bump(ctpy_tensor(self));
-    return Py_NewRef(self);
+    return index_put(self, true, args, nargs, kwnames, &sig);
 }
+
+static PyObject *
+t_index_put(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("index_put(object indices, Tensor values, "
+                                   "bool accumulate=False)");
+    return index_put(self, false, args, nargs, kwnames, &sig);
+}
+
+static PyObject *
+put(PyObject *self, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+    PyObject *kwnames, ctpy_sig *sig)
+{
+    ctpy_arg v[3];
+    if (ctpy_parse(sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    ct_tensor *t = ctpy_tensor(self);
+    return inplace ? inplace_result(self, ctag_put_(t, v[0].t, v[1].t, v[2].b))
+                   : ctpy_result(ctag_put(t, v[0].t, v[1].t, v[2].b));
+}
+
+static PyObject *
+t_put_(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("put_(Tensor index, Tensor source, bool accumulate=False)");
+    return put(self, true, args, nargs, kwnames, &sig);
+}
+
+static PyObject *
+t_put(FASTCALL_ARGS)
+{
+    static ctpy_sig sig = CTPY_SIG("put(Tensor index, Tensor source, bool accumulate=False)");
+    return put(self, false, args, nargs, kwnames, &sig);
+}
+
+/* torch.f(input, ...) for the methods above: the method on input. */
+#define FN_FROM_METHOD(NAME)                                                      \
+    static PyObject *fn_##NAME(FASTCALL_ARGS)                                     \
+    {                                                                             \
+        (void)self;                                                               \
+        if (nargs < 1 || !ctpy_is_tensor(args[0])) {                              \
+            PyErr_SetString(PyExc_TypeError, #NAME "(): argument 'input' "        \
+                            "(position 1) must be Tensor");                       \
+            return NULL;                                                          \
+        }                                                                         \
+        return t_##NAME(args[0], args + 1, nargs - 1, kwnames);                   \
+    }
+FN_FROM_METHOD(scatter)
+FN_FROM_METHOD(scatter_add)
+FN_FROM_METHOD(index_add)
+FN_FROM_METHOD(index_copy)
+FN_FROM_METHOD(index_fill)
+FN_FROM_METHOD(index_put)
+FN_FROM_METHOD(index_put_)
+FN_FROM_METHOD(put)
+#undef FN_FROM_METHOD
 
 PyMethodDef ctpy_index_methods[] = {
     METH("nonzero", t_nonzero)
@@ -291,6 +389,8 @@ PyMethodDef ctpy_index_methods[] = {
     METH("index_add_", t_index_add_) METH("index_copy", t_index_copy)
     METH("index_copy_", t_index_copy_) METH("index_fill", t_index_fill)
     METH("index_fill_", t_index_fill_) METH("index_put_", t_index_put_)
+    METH("index_put", t_index_put) METH("masked_scatter", t_masked_scatter)
+    METH("masked_scatter_", t_masked_scatter_) METH("put", t_put) METH("put_", t_put_)
     {NULL, NULL, 0, NULL},
 };
 
@@ -299,6 +399,9 @@ PyMethodDef ctpy_index_functions[] = {
     {"argwhere", (PyCFunction)fn_argwhere, METH_O, NULL},
     METH("index_select", fn_index_select) METH("masked_select", fn_masked_select)
     METH("take", fn_take) METH("gather", fn_gather) METH("scatter", fn_scatter)
-    METH("scatter_add", fn_scatter_add)
+    METH("scatter_add", fn_scatter_add) METH("index_add", fn_index_add)
+    METH("index_copy", fn_index_copy) METH("index_fill", fn_index_fill)
+    METH("index_put", fn_index_put) METH("index_put_", fn_index_put_)
+    METH("masked_scatter", fn_masked_scatter) METH("put", fn_put)
     {NULL, NULL, 0, NULL},
 };

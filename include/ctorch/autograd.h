@@ -258,6 +258,51 @@ int ctag_index_put_(ct_tensor *t, int n, ct_tensor *const *indices, const ct_ten
 ct_tensor *ctag_cat(int64_t n, const ct_tensor *const *ts, int64_t dim, ct_tensor *out);
 ct_tensor *ctag_stack(int64_t n, const ct_tensor *const *ts, int64_t dim, ct_tensor *out);
 
+/* --- indexing (csrc/autograd/functions_index.c) ------------------------- */
+/* Readers; t[indices] is ctag_index above. */
+ct_tensor *ctag_index_select(const ct_tensor *t, int64_t dim, const ct_tensor *index);
+ct_tensor *ctag_gather(const ct_tensor *t, int64_t dim, const ct_tensor *index);
+ct_tensor *ctag_take(const ct_tensor *t, const ct_tensor *index);
+ct_tensor *ctag_masked_select(const ct_tensor *t, const ct_tensor *mask);
+/* Writers: ctag_xxx returns a new tensor (self copied, then written),
+ * ctag_xxx_ writes self in place (PyTorch's leaf check, version bump,
+ * history rebased).  index_put's in-place form is ctag_index_put_ above. */
+ct_tensor *ctag_index_put(const ct_tensor *t, int n, ct_tensor *const *indices,
+                          const ct_tensor *values, bool accumulate);
+/* put: source's elements to the row-major positions index names. */
+ct_tensor *ctag_put(const ct_tensor *t, const ct_tensor *index, const ct_tensor *source,
+                    bool accumulate);
+int ctag_put_(ct_tensor *t, const ct_tensor *index, const ct_tensor *source,
+              bool accumulate);
+/* src, or value where src is NULL; reduce NULL, "add" or "multiply" (a
+ * reduce= result has a NotImplemented grad_fn, as in PyTorch). */
+ct_tensor *ctag_scatter(const ct_tensor *t, int64_t dim, const ct_tensor *index,
+                        const ct_tensor *src, ct_scalar value, const char *reduce);
+int ctag_scatter_(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *src,
+                  ct_scalar value, const char *reduce);
+ct_tensor *ctag_scatter_add(const ct_tensor *t, int64_t dim, const ct_tensor *index,
+                            const ct_tensor *src);
+int ctag_scatter_add_(ct_tensor *t, int64_t dim, const ct_tensor *index,
+                      const ct_tensor *src);
+ct_tensor *ctag_index_add(const ct_tensor *t, int64_t dim, const ct_tensor *index,
+                          const ct_tensor *source, ct_scalar alpha);
+int ctag_index_add_(ct_tensor *t, int64_t dim, const ct_tensor *index,
+                    const ct_tensor *source, ct_scalar alpha);
+ct_tensor *ctag_index_copy(const ct_tensor *t, int64_t dim, const ct_tensor *index,
+                           const ct_tensor *source);
+int ctag_index_copy_(ct_tensor *t, int64_t dim, const ct_tensor *index,
+                     const ct_tensor *source);
+/* The fill value is value_t (a 0-dim tensor, which gets a gradient) when
+ * not NULL, else value. */
+ct_tensor *ctag_index_fill(const ct_tensor *t, int64_t dim, const ct_tensor *index,
+                           const ct_tensor *value_t, ct_scalar value);
+int ctag_index_fill_(ct_tensor *t, int64_t dim, const ct_tensor *index,
+                     const ct_tensor *value_t, ct_scalar value);
+/* The new tensor has the shape of t broadcast with mask. */
+ct_tensor *ctag_masked_scatter(const ct_tensor *t, const ct_tensor *mask,
+                               const ct_tensor *source);
+int ctag_masked_scatter_(ct_tensor *t, const ct_tensor *mask, const ct_tensor *source);
+
 /* --- reductions, scans, sorting (functions_reduce.c, functions_sort.c) --- */
 /* ctag_reduce records sum, mean, prod, amax, amin, max and min (all dims;
  * with one dim the values picked at the indices, which it then also

@@ -40,7 +40,7 @@ from .autograd.grad_mode import (  # noqa: F401,E402
 from .utils.hooks import RemovableHandle as _RemovableHandle
 from . import return_types  # noqa: F401,E402
 from ._composite import (  # noqa: F401
-    allclose, clamp_max, clamp_min, equal, isclose, masked_scatter,
+    allclose, clamp_max, clamp_min, equal, isclose,
 )
 from . import _composite as _composite_mod
 from ._C import Generator, default_generator  # noqa: F401

@@ -1,5 +1,6 @@
 """Ops PyTorch defines as compositions of others (isclose, allclose, equal,
-masked_scatter, clamp_min/max); the work happens in the C ops they call."""
+clamp_min/max); the work happens in the C ops they call.  (masked_scatter is
+in C, csrc/python/index.c, for its MaskedScatterBackward0.)"""
 from . import _C
 
 
@@ -45,24 +46,6 @@ def equal(input, other):
     return bool((input == other).all().item())
 
 
-def masked_scatter_(self, mask, source):
-    """Copy source's elements, in order, into self where mask is True."""
-    if mask.dtype not in (_C.bool, _C.uint8):
-        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask "
-                           "with dtype %s" % str(mask.dtype).split(".")[-1])
-    m = mask.expand_as(self)
-    count = int(m.sum().item())
-    flat = source.reshape(-1)
-    if flat.numel() < count:
-        raise RuntimeError("Number of elements of source < number of ones in mask")
-    self[m] = flat[:count].to(self.dtype)
-    return self
-
-
-def masked_scatter(input, mask, source):
-    return masked_scatter_(input.clone(), mask, source)
-
-
 def clamp_min(input, min):
     return input.clamp(min=min)
 
@@ -73,9 +56,7 @@ def clamp_max(input, max):
 
 def install(tensor_cls):
     """Bind the composites as Tensor methods too."""
-    for name in ("isclose", "allclose", "equal", "masked_scatter", "clamp_min",
-                 "clamp_max"):
+    for name in ("isclose", "allclose", "equal", "clamp_min", "clamp_max"):
         setattr(tensor_cls, name, globals()[name])
-    tensor_cls.masked_scatter_ = masked_scatter_
     tensor_cls.clamp_min_ = lambda self, min: self.clamp_(min=min)
     tensor_cls.clamp_max_ = lambda self, max: self.clamp_(max=max)
