@@ -8,6 +8,7 @@
  * alpha.  The formulas are derivatives.yaml's, alpha applied last. */
 #include "functions.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -969,4 +970,355 @@ ctag_einsum(const char *equation, int n, const ct_tensor *const *ops)
     }
     free(terms);
     return r;
+}
+
+/* --- singular values and matrix norms ----------------------------------------- */
+/* Note [svd derivative]
+ * torch.linalg.svdvals with a gradient runs the full SVD (U, S, Vh) and
+ * records LinalgSvdBackward0 with three outputs, svdvals' result being S;
+ * its backward is torch's svd_backward, written with ctag_ ops: U diag(gS)
+ * Vh when only S got a gradient, the general formula (for double backward,
+ * where U and Vh get gradients too) otherwise.  The kernel computes S; the
+ * singular vectors come from LAPACK's ?gesdd with jobz='S' here. */
+
+/* libopenblas's LAPACK (aten/cpu/linalg_svd.c declares them too). */
+void sgesdd_(const char *jobz, const int *m, const int *n, float *a, const int *lda,
+             float *s, float *u, const int *ldu, float *vt, const int *ldvt,
+             float *work, const int *lwork, int *iwork, int *info, size_t jobz_len);
+void dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda,
+             double *s, double *u, const int *ldu, double *vt, const int *ldvt,
+             double *work, const int *lwork, int *iwork, int *info, size_t jobz_len);
+
+/* A row-major [m, n] matrix is its transpose in LAPACK's column-major
+ * order: A^T = U' S V'^T, so U = V' and Vh = U'^T, and those come out of
+ * ?gesdd already laid out row-major: vt (k x m) is U, u (n x k) is Vh. */
+#define GESDD_VECTORS(S, T)                                                    \
+    static int gesdd_vectors_##S(T *a, T *u, T *vh, int m, int n, int64_t count) \
+    {                                                                          \
+        int k = m < n ? m : n, lda = n, ldu = n, ldvt = k, lwork = -1, info = 0; \
+        T query = 0;                                                           \
+        T *s = malloc(sizeof(T) * (size_t)k);                                  \
+        int *iwork = malloc(sizeof(int) * 8 * (size_t)k);                      \
+        T *work = NULL;                                                        \
+        if (s == NULL || iwork == NULL) {                                      \
+            goto nomem;                                                        \
+        }                                                                      \
+        S##gesdd_("S", &n, &m, a, &lda, s, vh, &ldu, u, &ldvt, &query, &lwork, \
+                  iwork, &info, 1);                                            \
+        lwork = (int)query;                                                    \
+        if ((work = malloc(sizeof(T) * (size_t)(lwork > 1 ? lwork : 1))) == NULL) { \
+            goto nomem;                                                        \
+        }                                                                      \
+        for (int64_t b = 0; b < count && info == 0; b++) {                     \
+            S##gesdd_("S", &n, &m, a + b * m * n, &lda, s, vh + b * k * n, &ldu, \
+                      u + b * m * k, &ldvt, work, &lwork, iwork, &info, 1);    \
+        }                                                                      \
+        free(work);                                                            \
+        free(iwork);                                                           \
+        free(s);                                                               \
+        return info;                                                           \
+    nomem:                                                                     \
+        free(iwork);                                                           \
+        free(s);                                                               \
+        return ct_error(CT_ERR_NOMEM, "linalg.svd: out of memory");           \
+    }
+GESDD_VECTORS(s, float)
+GESDD_VECTORS(d, double)
+#undef GESDD_VECTORS
+
+/* The singular vectors of A ([..., m, n], float32/64, numel > 0, already
+ * checked by the svdvals kernel): *U [..., m, k], *Vh [..., k, n]. */
+static int
+svd_vectors(const ct_tensor *A, ct_tensor **U, ct_tensor **Vh)
+{
+    int nd = A->ndim;
+    int64_t m = A->sizes[nd - 2], n = A->sizes[nd - 1], k = m < n ? m : n;
+    int64_t sizes[CT_MAX_DIMS];
+    ct_tensor *a = ct_empty(nd, A->sizes, A->dtype, ct_device_cpu());
+    int rc = -1;
+    *U = *Vh = NULL;
+    if (a == NULL || ct_copy_(a, A) < 0) {
+        goto done;
+    }
+    memcpy(sizes, A->sizes, sizeof(int64_t) * (size_t)nd);
+    sizes[nd - 1] = k;
+    if ((*U = ct_empty(nd, sizes, A->dtype, ct_device_cpu())) == NULL) {
+        goto done;
+    }
+    sizes[nd - 2] = k;
+    sizes[nd - 1] = n;
+    if ((*Vh = ct_empty(nd, sizes, A->dtype, ct_device_cpu())) == NULL) {
+        goto done;
+    }
+    int64_t count = A->numel / (m * n);
+    int info = A->dtype == CT_DTYPE_FLOAT32
+                   ? gesdd_vectors_s((float *)ct_tensor_data(a), (float *)ct_tensor_data(*U),
+                                     (float *)ct_tensor_data(*Vh), (int)m, (int)n, count)
+                   : gesdd_vectors_d((double *)ct_tensor_data(a),
+                                     (double *)ct_tensor_data(*U),
+                                     (double *)ct_tensor_data(*Vh), (int)m, (int)n, count);
+    if (info > 0) {
+        ct_error(CT_ERR_LINALG, "linalg.svd: The algorithm failed to converge because the "
+                 "input matrix is ill-conditioned or has too many repeated singular "
+                 "values (error code: %d).", info);
+    }
+    rc = info == 0 ? 0 : -1;
+done:
+    ct_tensor_decref(a);
+    if (rc < 0) {
+        ct_tensor_decref(*U);
+        ct_tensor_decref(*Vh);
+        *U = *Vh = NULL;
+    }
+    return rc;
+}
+
+/* torch's svd_backward for real matrices (Note [svd derivative]); gU,
+ * gS, gVh may be NULL.  A new reference. */
+static ct_tensor *
+svd_backward(const ct_tensor *gU, const ct_tensor *gS, const ct_tensor *gVh,
+             const ct_tensor *U, const ct_tensor *S, const ct_tensor *Vh)
+{
+    ag_frame f = {0};
+    int64_t m = U->sizes[U->ndim - 2], n = Vh->sizes[Vh->ndim - 1];
+    ct_tensor *r = NULL;
+    if (gU == NULL && gVh == NULL) {
+        if (m >= n) {
+            r = ctag_matmul(U, ag_tmp(&f, ctag_mul(ag_tmp(&f, ctag_unsqueeze(gS, -1)), Vh)),
+                            NULL);
+        }
+        else {
+            r = ctag_matmul(ag_tmp(&f, ctag_mul(U, ag_tmp(&f, ctag_unsqueeze(gS, -2)))), Vh,
+                            NULL);
+        }
+        ag_end(&f);
+        return r;
+    }
+    ct_tensor *Ut = ag_tmp(&f, mT(U)), *V = ag_tmp(&f, mT(Vh));
+    ct_tensor *Srow = ag_tmp(&f, ctag_unsqueeze(S, -2)), *Scol = ag_tmp(&f, ctag_unsqueeze(S, -1));
+    ct_tensor *UhgU = NULL, *VhgV = NULL, *ret;
+    if (gU != NULL) {
+        ct_tensor *p = ag_tmp(&f, ctag_matmul(Ut, gU, NULL));
+        UhgU = ag_tmp(&f, ctag_sub(p, ag_tmp(&f, mT(p)), ct_scalar_int(1)));
+    }
+    if (gVh != NULL) {
+        ct_tensor *p = ag_tmp(&f, ctag_matmul(Vh, ag_tmp(&f, mT(gVh)), NULL));
+        VhgV = ag_tmp(&f, ctag_sub(p, ag_tmp(&f, mT(p)), ct_scalar_int(1)));
+    }
+    /* E = S_j^2 - S_i^2, with ones on the diagonal (0 / 1 there) */
+    int64_t k = S->sizes[S->ndim - 1];
+    ct_tensor *S2 = ag_tmp(&f, ctag_mul(S, S));
+    ct_tensor *E = ag_tmp(&f, ctag_sub(ag_tmp(&f, ctag_unsqueeze(S2, -2)),
+                                       ag_tmp(&f, ctag_unsqueeze(S2, -1)), ct_scalar_int(1)));
+    E = ag_tmp(&f, ctag_add(E, ag_tmp(&f, ct_eye(k, k, S->dtype)), ct_scalar_int(1)));
+    if (gU != NULL && gVh != NULL) {
+        ret = ag_tmp(&f, ctag_div(ag_tmp(&f, ctag_add(ag_tmp(&f, ctag_mul(UhgU, Srow)),
+                                                      ag_tmp(&f, ctag_mul(Scol, VhgV)),
+                                                      ct_scalar_int(1))),
+                                  E));
+    }
+    else if (gU != NULL) {
+        ret = ag_tmp(&f, ctag_mul(UhgU, ag_tmp(&f, ctag_div(Srow, E))));
+    }
+    else {
+        ret = ag_tmp(&f, ctag_mul(Scol, ag_tmp(&f, ctag_div(VhgV, E))));
+    }
+    if (gS != NULL && ret != NULL) {
+        int64_t sizes[CT_MAX_DIMS];
+        memcpy(sizes, ret->sizes, sizeof(int64_t) * (size_t)ret->ndim);
+        ret = ag_tmp(&f, ctag_add(ret, ag_tmp(&f, ctag_diagonal_backward(gS, ret->ndim, sizes,
+                                                                         0, -2, -1)),
+                                  ct_scalar_int(1)));
+    }
+    ag_frame f2 = {0};      /* AG_FRAME_MAX is per frame */
+    if (m > n && gU != NULL) {
+        ct_tensor *gA = ag_tmp(&f2, ctag_matmul(U, ret, NULL));
+        ct_tensor *gUS = ag_tmp(&f2, ctag_div(gU, Srow));
+        ct_tensor *proj = ag_tmp(&f2, ctag_matmul(U, ag_tmp(&f2, ctag_matmul(Ut, gUS, NULL)),
+                                                  NULL));
+        gA = ag_tmp(&f2, ctag_sub(ag_tmp(&f2, ctag_add(gA, gUS, ct_scalar_int(1))), proj,
+                                  ct_scalar_int(1)));
+        r = ctag_matmul(gA, Vh, NULL);
+    }
+    else if (m < n && gVh != NULL) {
+        ct_tensor *gA = ag_tmp(&f2, ctag_matmul(ret, Vh, NULL));
+        ct_tensor *SgVh = ag_tmp(&f2, ctag_div(gVh, Scol));
+        ct_tensor *proj = ag_tmp(&f2, ctag_matmul(ag_tmp(&f2, ctag_matmul(SgVh, V, NULL)), Vh,
+                                                  NULL));
+        gA = ag_tmp(&f2, ctag_sub(ag_tmp(&f2, ctag_add(gA, SgVh, ct_scalar_int(1))), proj,
+                                  ct_scalar_int(1)));
+        r = ctag_matmul(U, gA, NULL);
+    }
+    else if (m >= n) {
+        r = ctag_matmul(U, ag_tmp(&f2, ctag_matmul(ret, Vh, NULL)), NULL);
+    }
+    else {
+        r = ctag_matmul(ag_tmp(&f2, ctag_matmul(U, ret, NULL)), Vh, NULL);
+    }
+    ag_end(&f2);
+    ag_end(&f);
+    return r;
+}
+
+/* saved: 0 U, 1 S, 2 Vh (the node's own outputs); outputs U, S, Vh. */
+static int
+svd_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
+{
+    ct_tensor *U = ct_node_unpack(n, 0), *S = ct_node_unpack(n, 1);
+    ct_tensor *Vh = ct_node_unpack(n, 2);
+    if (U != NULL && S != NULL && Vh != NULL) {
+        ct_tensor *g = svd_backward(gi[0], gi[1], gi[2], U, S, Vh);
+        go[0] = g != NULL ? ag_to_input(n, 0, g) : NULL;
+    }
+    ct_tensor_decref(U);
+    ct_tensor_decref(S);
+    ct_tensor_decref(Vh);
+    return go[0] != NULL ? 0 : -1;
+}
+
+static const ct_node_type svd_type = {"LinalgSvdBackward0", svd_apply, NULL};
+
+ct_tensor *
+ctag_linalg_svdvals(const ct_tensor *A, ct_tensor *out)
+{
+    AG_NULL_IF_ANY(A);
+    if (out_check(1, &A, out, "_linalg_svd") < 0) {
+        return NULL;
+    }
+    ct_tensor *S = ct_linalg_svdvals(A, out);
+    if (S == NULL || out != NULL || A->numel == 0 || !ct_any_requires_grad(1, &A)) {
+        return S;
+    }
+    ct_tensor *U, *Vh;
+    if (svd_vectors(A, &U, &Vh) < 0) {
+        ct_tensor_decref(S);
+        return NULL;
+    }
+    ct_tensor *outs[3] = {U, S, Vh};
+    ct_node *n = ct_record(&svd_type, 1, &A, 3, outs);
+    int rc = n == NULL ? -1 : 0;
+    for (int i = 0; i < 3 && rc == 0; i++) {
+        rc = ct_node_save(n, i, outs[i], true);
+    }
+    if (n != NULL) {
+        ag_save_meta(n, 0, A);
+    }
+    ct_tensor_decref(U);
+    ct_tensor_decref(Vh);
+    if (rc < 0) {
+        ct_tensor_decref(S);
+        return NULL;
+    }
+    return S;
+}
+
+/* The permutation torch's matrix norms move dims d0, d1 to the end with. */
+static void
+backshift(int nd, int d0, int d1, int64_t *perm)
+{
+    int j = 0;
+    for (int i = 0; i < nd; i++) {
+        if (i != d0 && i != d1) {
+            perm[j++] = i;
+        }
+    }
+    perm[j++] = d0;
+    perm[j] = d1;
+}
+
+/* torch.linalg.matrix_norm composed as torch 1.13 does: 'fro' a vector
+ * 2-norm over both dims (LinalgVectorNormBackward0), +-1 / +-inf a vector
+ * 1-norm over one dim then amax / amin over the other, 2 / -2 / 'nuc' the
+ * amax / amin / sum of svdvals over the dims moved to the end.  The kernel
+ * runs first for the checks and messages. */
+ct_tensor *
+ctag_linalg_matrix_norm(const ct_tensor *A, ct_norm_ord ord, int ndims, const int64_t *dims,
+                        bool keepdim, ct_dtype dtype, ct_tensor *out)
+{
+    AG_NULL_IF_ANY(A);
+    if (out_check(1, &A, out, "linalg_vector_norm") < 0) {
+        return NULL;
+    }
+    ct_tensor *r = ct_linalg_matrix_norm(A, ord, ndims, dims, keepdim, dtype, out);
+    if (r == NULL || out != NULL || !ct_dtype_is_floating(r->dtype) ||
+        !ct_any_requires_grad(1, &A)) {
+        return r;
+    }
+    ct_tensor_decref(r);
+    r = NULL;
+    int nd = A->ndim, d0 = ct_wrap_dim(dims[0], nd), d1 = ct_wrap_dim(dims[1], nd);
+    bool fro = ord.str != NULL && strcmp(ord.str, "fro") == 0;
+    bool nuc = ord.str != NULL && !fro;
+    ag_frame f = {0};
+    if (fro) {
+        int64_t both[2] = {d0, d1};
+        r = ctag_vector_norm(A, 2, 2, both, keepdim, dtype, NULL);
+    }
+    else if (!nuc && ord.p != 2 && ord.p != -2) {
+        /* +-1, +-inf: inf is the 1-norm of the transposed matrix */
+        int64_t a = d0, b = d1;
+        if (ord.p == INFINITY || ord.p == -INFINITY) {
+            a = d1, b = d0;
+        }
+        if (!keepdim && a < b) {
+            b--;
+        }
+        ct_tensor *v = ag_tmp(&f, ctag_vector_norm(A, 1, 1, &a, keepdim, dtype, NULL));
+        r = ctag_reduce(ord.p > 0 ? CT_REDUCE_AMAX : CT_REDUCE_AMIN, v, 1, &b, keepdim,
+                        CT_DTYPE_COUNT, NULL, NULL);
+    }
+    else {
+        int64_t perm[CT_MAX_DIMS], last = -1;
+        backshift(nd, d0, d1, perm);
+        const ct_tensor *Ad = A;
+        if (dtype != CT_DTYPE_COUNT && dtype != A->dtype) {
+            Ad = ag_tmp(&f, ctag_to_dtype(A, dtype, false));
+        }
+        ct_tensor *sv = ag_tmp(&f, ctag_linalg_svdvals(ag_tmp(&f, ctag_permute(Ad, nd, perm)),
+                                                       NULL));
+        ct_tensor *red = ag_tmp(&f, nuc ? ctag_sum(sv, 1, &last, keepdim, CT_DTYPE_COUNT)
+                                        : ctag_reduce(ord.p > 0 ? CT_REDUCE_AMAX
+                                                                : CT_REDUCE_AMIN,
+                                                      sv, 1, &last, keepdim, CT_DTYPE_COUNT,
+                                                      NULL, NULL));
+        if (keepdim && red != NULL) {
+            int64_t inv[CT_MAX_DIMS];
+            for (int i = 0; i < nd; i++) {
+                inv[perm[i]] = i;
+            }
+            r = ctag_permute(ag_tmp(&f, ctag_unsqueeze(red, -1)), nd, inv);
+        }
+        else if (red != NULL) {
+            ct_tensor_incref(red);
+            r = red;
+        }
+    }
+    ag_end(&f);
+    return r;
+}
+
+/* torch.linalg.norm: a matrix norm when ord is given and there are two
+ * dims (given, or a 2-D input without dims), else a vector norm. */
+ct_tensor *
+ctag_linalg_norm(const ct_tensor *A, const ct_norm_ord *ord, int ndims, const int64_t *dims,
+                 bool keepdim, ct_dtype dtype, ct_tensor *out)
+{
+    AG_NULL_IF_ANY(A);
+    if (out_check(1, &A, out, "linalg_vector_norm") < 0) {
+        return NULL;
+    }
+    ct_tensor *r = ct_linalg_norm(A, ord, ndims, dims, keepdim, dtype, out);
+    if (r == NULL || out != NULL || !ct_dtype_is_floating(r->dtype) ||
+        !ct_any_requires_grad(1, &A)) {
+        return r;
+    }
+    ct_tensor_decref(r);
+    static const int64_t first_two[2] = {0, 1};
+    if (ord != NULL && (ord->str != NULL || (dims != NULL && ndims == 2) ||
+                        (dims == NULL && A->ndim == 2))) {
+        return ctag_linalg_matrix_norm(A, *ord, 2, dims != NULL ? dims : first_two, keepdim,
+                                       dtype, NULL);
+    }
+    return ctag_vector_norm(A, ord != NULL ? ord->p : 2, dims != NULL ? ndims : 0, dims,
+                            keepdim, dtype, NULL);
 }

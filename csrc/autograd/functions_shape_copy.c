@@ -216,6 +216,71 @@ ctag_rot90(const ct_tensor *t, int64_t k, int ndims, const int64_t *dims)
     return record_copy(&rot90_type, t, r, 3, p);
 }
 
+/* --- repeat_interleave ------------------------------------------------------- */
+/* torch composes it: the input flattened when no dim is given (or it is
+ * 0-d), then index_select with the indices repeat_interleave(repeats)
+ * gives (IndexSelectBackward0).  The kernel runs first, for its checks
+ * and messages. */
+static ct_tensor *
+interleave(const ct_tensor *t, const ct_tensor *repeats, const int64_t *dim,
+           int64_t output_size)
+{
+    ag_frame f = {0};
+    const ct_tensor *in = t, *reps = repeats;
+    int d = 0;
+    ct_tensor *r = NULL;
+    if (dim == NULL || t->ndim == 0) {
+        if (t->ndim != 1) {
+            int64_t all = -1;
+            in = ag_tmp(&f, ctag_reshape(t, 1, &all));
+        }
+    }
+    else {
+        d = ct_wrap_dim(*dim, t->ndim);
+    }
+    if (in != NULL && (repeats->ndim == 0 || repeats->numel == 1)) {
+        int64_t one = 1, size = in->sizes[d];
+        reps = ag_tmp(&f, ct_expand(ag_tmp(&f, ct_reshape(repeats, 1, &one)), 1, &size));
+    }
+    ct_tensor *idx = reps != NULL ? ag_tmp(&f, ct_repeat_interleave_index(reps, output_size))
+                                  : NULL;
+    if (in != NULL && idx != NULL) {
+        r = ctag_index_select(in, d, idx);
+    }
+    ag_end(&f);
+    return r;
+}
+
+ct_tensor *
+ctag_repeat_interleave_tensor(const ct_tensor *t, const ct_tensor *repeats,
+                              const int64_t *dim, int64_t output_size)
+{
+    AG_NULL_IF_ANY(t, repeats);
+    ct_tensor *r = ct_repeat_interleave_tensor(t, repeats, dim, output_size);
+    if (r == NULL || !ct_dtype_is_floating(r->dtype) || !ct_any_requires_grad(1, &t)) {
+        return r;
+    }
+    ct_tensor_decref(r);
+    return interleave(t, repeats, dim, output_size);
+}
+
+ct_tensor *
+ctag_repeat_interleave(const ct_tensor *t, int64_t repeats, const int64_t *dim,
+                       int64_t output_size)
+{
+    AG_NULL_IF_ANY(t);
+    ct_tensor *r = ct_repeat_interleave(t, repeats, dim, output_size);
+    if (r == NULL || !ct_dtype_is_floating(r->dtype) || !ct_any_requires_grad(1, &t)) {
+        return r;
+    }
+    ct_tensor_decref(r);
+    int64_t one = 1;
+    ct_tensor *rt = ct_full(1, &one, ct_scalar_int(repeats), CT_DTYPE_INT64);
+    r = rt != NULL ? interleave(t, rt, dim, output_size) : NULL;
+    ct_tensor_decref(rt);
+    return r;
+}
+
 /* --- the numpy stacks --------------------------------------------------------- */
 /* torch composes them: atleast_Nd views of the inputs, then cat (hstack:
  * along 0 for 1-D inputs, else 1; column_stack: 0-D and 1-D inputs

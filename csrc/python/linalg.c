@@ -339,7 +339,7 @@ fn_linalg_svdvals(FASTCALL_ARGS)
         return NULL;
     }
     ct_tensor *out = v[2].is_none ? NULL : v[2].t;
-    RUN_OP(r, v[0].t->numel, ct_linalg_svdvals(v[0].t, out));
+    RUN_OP(r, v[0].t->numel, ctag_linalg_svdvals(v[0].t, out));
     return finish(r, out);
 }
 
@@ -394,7 +394,7 @@ fn_linalg_matrix_norm(FASTCALL_ARGS)
     ct_dtype dt = v[4].is_none ? CT_DTYPE_COUNT : v[4].dtype;
     ct_tensor *out = v[5].is_none ? NULL : v[5].t;
     RUN_OP(r, v[0].t->numel,
-           ct_linalg_matrix_norm(v[0].t, ord, nd, dims, v[3].b, dt, out));
+           ctag_linalg_matrix_norm(v[0].t, ord, nd, dims, v[3].b, dt, out));
     return finish(r, out);
 }
 
@@ -414,7 +414,7 @@ fn_linalg_norm(FASTCALL_ARGS)
     ct_dtype dt = v[4].is_none ? CT_DTYPE_COUNT : v[4].dtype;
     ct_tensor *out = v[5].is_none ? NULL : v[5].t;
     RUN_OP(r, v[0].t->numel,
-           ct_linalg_norm(v[0].t, op, v[2].is_none ? 0 : v[2].n, dims, v[3].b, dt, out));
+           ctag_linalg_norm(v[0].t, op, v[2].is_none ? 0 : v[2].n, dims, v[3].b, dt, out));
     return finish(r, out);
 }
 

@@ -518,10 +518,10 @@ t_repeat_interleave(FASTCALL_ARGS)
     const int64_t *dim = v[1].is_none ? NULL : &v[1].i;
     int64_t osize = v[2].is_none ? -1 : v[2].i;
     if (which == 0) {
-        RUN_OP(r, SELF->numel, ct_repeat_interleave_tensor(SELF, v[0].t, dim, osize));
+        RUN_OP(r, SELF->numel, ctag_repeat_interleave_tensor(SELF, v[0].t, dim, osize));
     }
     else {
-        RUN_OP(r, SELF->numel, ct_repeat_interleave(SELF, v[0].i, dim, osize));
+        RUN_OP(r, SELF->numel, ctag_repeat_interleave(SELF, v[0].i, dim, osize));
     }
     return ctpy_result(r);
 }

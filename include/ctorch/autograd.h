@@ -356,6 +356,15 @@ ct_tensor *ctag_diag(const ct_tensor *t, int64_t diagonal, ct_tensor *out);
 ct_tensor *ctag_trace(const ct_tensor *t);
 /* Recorded as steps of one or two operands (EinsumBackward0). */
 ct_tensor *ctag_einsum(const char *equation, int n, const ct_tensor *const *ops);
+/* svdvals records the full SVD (LinalgSvdBackward0, S its output 1); the
+ * norms are composed of vector norms, amax / amin and svdvals as in torch. */
+ct_tensor *ctag_linalg_svdvals(const ct_tensor *A, ct_tensor *out);
+ct_tensor *ctag_linalg_matrix_norm(const ct_tensor *A, ct_norm_ord ord, int ndims,
+                                   const int64_t *dims, bool keepdim, ct_dtype dtype,
+                                   ct_tensor *out);
+ct_tensor *ctag_linalg_norm(const ct_tensor *A, const ct_norm_ord *ord, int ndims,
+                            const int64_t *dims, bool keepdim, ct_dtype dtype,
+                            ct_tensor *out);
 
 /* Views. */
 ct_tensor *ctag_diagonal(const ct_tensor *t, int64_t offset, int64_t dim1, int64_t dim2);
@@ -404,6 +413,11 @@ ct_tensor *ctag_flipud(const ct_tensor *t);
 ct_tensor *ctag_roll(const ct_tensor *t, int nshifts, const int64_t *shifts, int ndims,
                      const int64_t *dims);
 ct_tensor *ctag_rot90(const ct_tensor *t, int64_t k, int ndims, const int64_t *dims);
+/* index_select with the repeated indices (IndexSelectBackward0). */
+ct_tensor *ctag_repeat_interleave(const ct_tensor *t, int64_t repeats, const int64_t *dim,
+                                  int64_t output_size);
+ct_tensor *ctag_repeat_interleave_tensor(const ct_tensor *t, const ct_tensor *repeats,
+                                         const int64_t *dim, int64_t output_size);
 ct_tensor *ctag_hstack(int64_t n, const ct_tensor *const *ts, ct_tensor *out);
 ct_tensor *ctag_vstack(int64_t n, const ct_tensor *const *ts, ct_tensor *out);
 ct_tensor *ctag_dstack(int64_t n, const ct_tensor *const *ts, ct_tensor *out);

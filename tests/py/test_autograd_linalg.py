@@ -408,3 +408,93 @@ def test_no_history_without_grad():
             assert eval(expr, env).grad_fn is None, expr
     ints = ctorch.ones(3, 3, dtype=ctorch.int64)
     assert ctorch.trace(ints).grad_fn is None and ctorch.trace(ints).dtype == ctorch.int64
+
+
+# --- singular values and matrix norms ----------------------------------------------
+
+NORMS = [
+    ("torch.linalg.svdvals(s)", ["LinalgSvdBackward0"]),
+    ("torch.linalg.svdvals(x)", ["LinalgSvdBackward0"]),
+    ("torch.linalg.matrix_norm(m)", ["LinalgVectorNormBackward0"]),
+    ("torch.linalg.matrix_norm(x, 'fro', (0, 2), keepdim=True)", ["LinalgVectorNormBackward0"]),
+    ("torch.linalg.matrix_norm(s, 'nuc')",
+     ["SumBackward1", "LinalgSvdBackward0", "PermuteBackward0"]),
+    ("torch.linalg.matrix_norm(x, 'nuc', keepdim=True)",
+     ["PermuteBackward0", "UnsqueezeBackward0", "SumBackward1", "LinalgSvdBackward0",
+      "PermuteBackward0"]),
+    ("torch.linalg.matrix_norm(m, 2)", ["AmaxBackward0", "LinalgSvdBackward0",
+                                        "PermuteBackward0"]),
+    ("torch.linalg.matrix_norm(m, -2)", ["AminBackward0", "LinalgSvdBackward0",
+                                         "PermuteBackward0"]),
+    ("torch.linalg.matrix_norm(x, 1)", ["AmaxBackward0", "LinalgVectorNormBackward0"]),
+    ("torch.linalg.matrix_norm(x, -1, (2, 0))", ["AminBackward0", "LinalgVectorNormBackward0"]),
+    ("torch.linalg.matrix_norm(m, float('inf'), keepdim=True)",
+     ["AmaxBackward0", "LinalgVectorNormBackward0"]),
+    ("torch.linalg.matrix_norm(x.to(torch.float32), 2, dtype=torch.float64)",
+     ["AmaxBackward0", "LinalgSvdBackward0", "PermuteBackward0", "ToCopyBackward0",
+      "ToCopyBackward0"]),
+    ("torch.linalg.norm(m)", ["LinalgVectorNormBackward0"]),
+    ("torch.linalg.norm(v, 3)", ["LinalgVectorNormBackward0"]),
+    ("torch.linalg.norm(m, 'nuc')", ["SumBackward1", "LinalgSvdBackward0", "PermuteBackward0"]),
+    ("torch.linalg.norm(x, -2, (1, 2))", ["AminBackward0", "LinalgSvdBackward0",
+                                          "PermuteBackward0"]),
+    ("torch.linalg.norm(x, 1, 1)", ["LinalgVectorNormBackward0"]),
+]
+
+
+@pytest.mark.parametrize("expr, chain", NORMS, ids=[n[0] for n in NORMS])
+def test_norm_graph(expr, chain):
+    r = eval(expr, _env(ctorch))
+    assert _deep_chain(r) == chain
+
+
+@pytest.mark.parametrize("expr, chain", NORMS, ids=[n[0] for n in NORMS])
+def test_norm_graph_and_gradients_vs_torch(torch_ref, expr, chain):
+    res = []
+    for m in (ctorch, torch_ref):
+        env = _env(m)
+        r = eval(expr, env)
+        (r * r).sum().backward()
+        res.append((_deep_chain(r), r.output_nr, r.tolist(),
+                    {k: t.grad.tolist() for k, t in env.items()
+                     if isinstance(t, m.Tensor) and t.grad is not None}))
+    assert res[0][:2] == res[1][:2]
+    tol = 1e-5 if "float32" in expr else 1e-10
+    assert ctorch.tensor(res[0][2]).allclose(ctorch.tensor(res[1][2]), rtol=tol, atol=tol)
+    assert res[0][3].keys() == res[1][3].keys()
+    for k in res[0][3]:
+        assert ctorch.tensor(res[0][3][k]).allclose(ctorch.tensor(res[1][3][k]), rtol=tol,
+                                                    atol=tol), k
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 4)])
+def test_gradcheck_svdvals(shape):
+    (a,) = _inp(shape, seed=80)
+    assert gradcheck(lambda t: ctorch.linalg.svdvals(t), (a,))
+    assert gradgradcheck(lambda t: ctorch.linalg.svdvals(t), (a,))
+    (b,) = _inp(shape, seed=81, t=True)
+    assert gradcheck(lambda t: ctorch.linalg.svdvals(_T(t)), (b,))
+
+
+@pytest.mark.parametrize("ord", ["fro", "nuc", 2, -2, 1, -1, float("inf"), -float("inf")])
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 3, 4)])
+def test_gradcheck_matrix_norm(ord, shape):
+    (a,) = _inp(shape, seed=82)
+    assert gradcheck(lambda t: ctorch.linalg.matrix_norm(t, ord), (a,))
+    assert gradcheck(lambda t: ctorch.linalg.matrix_norm(_T(t), ord, keepdim=True), (a,))
+    if ord in ("fro", "nuc", 2):
+        assert gradgradcheck(lambda t: ctorch.linalg.matrix_norm(t, ord), (a,))
+
+
+def test_norm_errors_and_no_grad_paths():
+    env = _env(ctorch)
+    s = env["s"]
+    with pytest.raises(RuntimeError, match="out=... arguments don't support"):
+        ctorch.linalg.svdvals(s, out=ctorch.empty(3, dtype=s.dtype))
+    with ctorch.no_grad():
+        assert ctorch.linalg.svdvals(s).grad_fn is None
+        assert ctorch.linalg.matrix_norm(s, "nuc").grad_fn is None
+    assert ctorch.linalg.svdvals(s.detach()).grad_fn is None
+    # an empty matrix: no singular values, no graph needed
+    e = ctorch.zeros(0, 3, dtype=ctorch.float64, requires_grad=True)
+    assert ctorch.linalg.svdvals(e).shape == (0,)
