@@ -83,6 +83,13 @@
     TEST_ENTRY(reduce_scans)                                                  \
     TEST_ENTRY(reduce_large_threaded)                                         \
     TEST_ENTRY(reduce_errors)                                                 \
+    /* test_random.c */                                                       \
+    TEST_ENTRY(random_engine_and_seeds)                                       \
+    TEST_ENTRY(random_state_bytes)                                            \
+    TEST_ENTRY(random_uniform_and_normal)                                     \
+    TEST_ENTRY(random_integers)                                               \
+    TEST_ENTRY(random_distributions)                                          \
+    TEST_ENTRY(random_default_generator)                                      \
     /* test_shape.c */                                                        \
     TEST_ENTRY(shape_split_views)                                             \
     TEST_ENTRY(shape_movedim_diagonal)                                        \
