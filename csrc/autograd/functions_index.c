@@ -485,27 +485,26 @@ masked_scatter_source_grad(ag_frame *f, ct_node *n, const ct_tensor *g,
 /* g (index-shaped) padded with zeros to input k's shape: scatter reads
  * only the leading part of a src larger than the index, the rest gets no
  * gradient.  (PyTorch 1.13 fails there, returning the index-shaped one.)
- * Returns a new reference. */
+ * Consumes g; returns a new reference. */
 static ct_tensor *
-pad_to_input(ag_frame *f, ct_node *n, int k, ct_tensor *g)
+pad_to_input(ct_node *n, int k, ct_tensor *g)
 {
     const int64_t *sizes = ag_input_sizes(n, k);
     if (g == NULL || g->ndim != ag_input_ndim(n, k)) {
         return g;
     }
-    ag_tmp(f, g);
     for (int d = 0; d < g->ndim && g != NULL; d++) {
         if (g->sizes[d] < sizes[d]) {
             int64_t zs[CT_MAX_DIMS];
             memcpy(zs, g->sizes, sizeof(int64_t) * (size_t)g->ndim);
             zs[d] = sizes[d] - g->sizes[d];
-            ct_tensor *z = ag_tmp(f, ct_zeros(g->ndim, zs, g->dtype));
+            ct_tensor *z = ct_zeros(g->ndim, zs, g->dtype);
             const ct_tensor *parts[2] = {g, z};
-            g = z != NULL ? ag_tmp(f, ctag_cat(2, parts, d, NULL)) : NULL;
+            ct_tensor *c = z != NULL ? ctag_cat(2, parts, d, NULL) : NULL;
+            ct_tensor_decref(z);
+            ct_tensor_decref(g);
+            g = c;
         }
-    }
-    if (g != NULL) {
-        ct_tensor_incref(g);
     }
     return g;
 }
@@ -602,7 +601,7 @@ write_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
             break;
         case W_SCATTER:
         case W_SCATTER_ADD:
-            gsrc = pad_to_input(&f, n, 1, ctag_gather(g, dim, index));
+            gsrc = pad_to_input(n, 1, ctag_gather(g, dim, index));
             break;
         case W_INDEX_ADD:
         case W_INDEX_COPY: {
