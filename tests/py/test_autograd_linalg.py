@@ -498,3 +498,57 @@ def test_norm_errors_and_no_grad_paths():
     # an empty matrix: no singular values, no graph needed
     e = ctorch.zeros(0, 3, dtype=ctorch.float64, requires_grad=True)
     assert ctorch.linalg.svdvals(e).shape == (0,)
+
+
+def test_no_leaks():
+    """Forward, backward with create_graph and a double backward of every
+    expression above leave no tensor behind (refcounts balanced)."""
+    import gc
+
+    def round_trip():
+        for expr in [n[0] for n in NAMES + NORMS] + ["torch.einsum('%s', *ops)" % e[0]
+                                                    for e in EINSUM]:
+            env = _env(ctorch)
+            eq = expr.split("'")[1] if "einsum" in expr else None
+            if eq is not None:
+                shapes = next(s for e, s in EINSUM if e == eq)
+                env["ops"] = [_make(ctorch, s, i) for i, s in enumerate(shapes)]
+            r = eval(expr, env)
+            leaves = [t for t in env.values() if isinstance(t, ctorch.Tensor)]
+            leaves += env.get("ops", [])
+            grads = ctorch.autograd.grad((r * r).sum(), leaves, create_graph=True,
+                                         allow_unused=True)
+            second = sum(g.sum() for g in grads if g is not None and g.requires_grad)
+            if isinstance(second, ctorch.Tensor):
+                second.backward()
+            del env, r, leaves, grads, second
+        gc.collect()
+    round_trip()
+    before = ctorch._C._live_counts()
+    round_trip()
+    round_trip()
+    after = ctorch._C._live_counts()
+    assert after[0] <= before[0] and after[1] <= before[1]
+
+
+INPLACE_ON_VIEWS = [
+    "y[:, :2].addmm_(y[:, 2:] * 1, b[:2] * 1, beta=0.5)",
+    "y[1:].tril_()",
+    "y[:, 1:].triu_(1)",
+    "y.t()[0].addmv_(y[:, :3].t() * 1, y[0, :3] * 1, alpha=2)",
+    "y[:2, :2].addr_(b[:2, 0], b[:2, 1])",
+]
+
+
+@pytest.mark.parametrize("expr", INPLACE_ON_VIEWS)
+def test_inplace_on_views_vs_torch(torch_ref, expr):
+    res = []
+    for m in (ctorch, torch_ref):
+        a = m.arange(12., dtype=m.float64).reshape(3, 4).requires_grad_()
+        b = m.linspace(-1, 1, 8, dtype=m.float64).reshape(4, 2).requires_grad_()
+        y = a * 1
+        eval(expr, {"y": y, "b": b, "torch": m})
+        (y ** 2).sum().backward()
+        res.append((type(y.grad_fn).__name__, y.tolist(), a.grad.tolist(),
+                    None if b.grad is None else b.grad.tolist()))
+    assert res[0] == res[1]

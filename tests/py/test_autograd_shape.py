@@ -422,3 +422,36 @@ def test_no_history_without_grad():
                 assert t.grad_fn is None, expr
     i = ctorch.arange(6).reshape(2, 3)
     assert i.flip(0).grad_fn is None and i.repeat(2, 1).grad_fn is None
+
+
+def _round_trip(exprs, env_fn):
+    import gc
+    for expr in exprs:
+        env = env_fn(ctorch)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = eval(expr, env)
+        outs = [t for t in (r if isinstance(r, tuple) else (r,)) if t.requires_grad]
+        loss = sum((t * t).sum() for t in outs)
+        leaves = [t for t in env.values() if isinstance(t, ctorch.Tensor) and t.is_leaf]
+        grads = ctorch.autograd.grad(loss, leaves, create_graph=True, allow_unused=True)
+        second = sum(g.sum() for g in grads if g is not None and g.requires_grad)
+        if isinstance(second, ctorch.Tensor):
+            second.backward()
+        del env, r, outs, loss, leaves, grads, second
+    gc.collect()
+
+
+def test_no_leaks():
+    """Forward, backward with create_graph and a double backward of every
+    op above leave no tensor behind (refcounts balanced)."""
+    import gc
+    exprs = [n[0] for n in NAMES + MULTI]
+    _round_trip(exprs, _env)
+    gc.collect()
+    before = ctorch._C._live_counts()
+    _round_trip(exprs, _env)
+    _round_trip(exprs, _env)
+    gc.collect()
+    after = ctorch._C._live_counts()
+    assert after[0] <= before[0] and after[1] <= before[1]
