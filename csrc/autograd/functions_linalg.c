@@ -146,13 +146,15 @@ product_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
         if (!ct_node_needs(n, e)) {
             continue;
         }
-        ct_tensor *r = k == 0 ? grad_first(kind, &f, g, b) : grad_second(kind, &f, g, a);
+        ct_tensor *r = k == 0 ? grad_first(kind, &f, g, b)
+                              : grad_second(kind, &f, g, a);
         if (r != NULL && alpha != 1) {
             ct_tensor *s = ag_mul_s(r, alpha);
             ct_tensor_decref(r);
             r = s;
         }
-        if (r != NULL && kind == P_ADDR && r->dtype != (ct_dtype)n->ints[CT_MAX_DIMS + k]) {
+        if (r != NULL && kind == P_ADDR &&
+            r->dtype != (ct_dtype)n->ints[CT_MAX_DIMS + k]) {
             ct_tensor *c = ctag_to_dtype(r, (ct_dtype)n->ints[CT_MAX_DIMS + k], false);
             ct_tensor_decref(r);
             r = c;
@@ -172,8 +174,8 @@ fail:
  * an in-place op r is self and the history is rebased (Note [In-place on
  * a view] in copy_slices.c). */
 static ct_tensor *
-record_product(int kind, int nin, const ct_tensor *const *ins, ct_tensor *r, bool inplace,
-               ct_scalar beta, ct_scalar alpha)
+record_product(int kind, int nin, const ct_tensor *const *ins, ct_tensor *r,
+               bool inplace, ct_scalar beta, ct_scalar alpha)
 {
     if (r == NULL || !ct_dtype_is_floating(r->dtype)) {
         return r;
@@ -198,7 +200,8 @@ record_product(int kind, int nin, const ct_tensor *const *ins, ct_tensor *r, boo
     }
     int ia = nin - 2;
     const ct_tensor *a = ins[ia], *b = ins[ia + 1];
-    if (n == NULL || ct_node_save(n, 0, ct_node_needs(n, ia + 1) ? a : NULL, false) < 0 ||
+    if (n == NULL ||
+        ct_node_save(n, 0, ct_node_needs(n, ia + 1) ? a : NULL, false) < 0 ||
         ct_node_save(n, 1, ct_node_needs(n, ia) ? b : NULL, false) < 0) {
         ct_tensor_decref(r);
         return NULL;
@@ -282,8 +285,8 @@ ctag_outer(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
 }
 
 typedef ct_tensor *(*addprod_kernel)(const ct_tensor *, const ct_tensor *,
-                                     const ct_tensor *, ct_scalar, ct_scalar, ct_tensor *,
-                                     ct_out_mode);
+                                     const ct_tensor *, ct_scalar, ct_scalar,
+                                     ct_tensor *, ct_out_mode);
 
 static ct_tensor *
 addprod(int kind, const char *name, addprod_kernel kernel, const ct_tensor *self,
@@ -303,15 +306,15 @@ addprod(int kind, const char *name, addprod_kernel kernel, const ct_tensor *self
 }
 
 ct_tensor *
-ctag_addmm(const ct_tensor *self, const ct_tensor *m1, const ct_tensor *m2, ct_scalar beta,
-           ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
+ctag_addmm(const ct_tensor *self, const ct_tensor *m1, const ct_tensor *m2,
+           ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
 {
     return addprod(P_ADDMM, "addmm", ct_addmm, self, m1, m2, beta, alpha, out, mode);
 }
 
 ct_tensor *
-ctag_addmv(const ct_tensor *self, const ct_tensor *m, const ct_tensor *v, ct_scalar beta,
-           ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
+ctag_addmv(const ct_tensor *self, const ct_tensor *m, const ct_tensor *v,
+           ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
 {
     return addprod(P_ADDMV, "addmv", ct_addmv, self, m, v, beta, alpha, out, mode);
 }
@@ -320,19 +323,20 @@ ct_tensor *
 ctag_baddbmm(const ct_tensor *self, const ct_tensor *b1, const ct_tensor *b2,
              ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
 {
-    return addprod(P_BADDBMM, "baddbmm", ct_baddbmm, self, b1, b2, beta, alpha, out, mode);
+    return addprod(P_BADDBMM, "baddbmm", ct_baddbmm, self, b1, b2, beta, alpha, out,
+                   mode);
 }
 
 ct_tensor *
-ctag_addbmm(const ct_tensor *self, const ct_tensor *b1, const ct_tensor *b2, ct_scalar beta,
-            ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
+ctag_addbmm(const ct_tensor *self, const ct_tensor *b1, const ct_tensor *b2,
+            ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
 {
     return addprod(P_ADDBMM, "addbmm", ct_addbmm, self, b1, b2, beta, alpha, out, mode);
 }
 
 ct_tensor *
-ctag_addr(const ct_tensor *self, const ct_tensor *v1, const ct_tensor *v2, ct_scalar beta,
-          ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
+ctag_addr(const ct_tensor *self, const ct_tensor *v1, const ct_tensor *v2,
+          ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
 {
     return addprod(P_ADDR, "addr", ct_addr, self, v1, v2, beta, alpha, out, mode);
 }
@@ -380,7 +384,8 @@ matmul_fold(const ct_tensor *a, const ct_tensor *b)
     }
     int64_t two[2] = {folded, t1->sizes[t1->ndim - 1]};
     ct_tensor *t1f = ag_tmp(&f, ctag_reshape(t1, 2, two));
-    ct_tensor *p = ag_tmp(&f, t2->ndim == 2 ? ctag_mm(t1f, t2, NULL) : ctag_mv(t1f, t2, NULL));
+    ct_tensor *p = ag_tmp(
+        &f, t2->ndim == 2 ? ctag_mm(t1f, t2, NULL) : ctag_mv(t1f, t2, NULL));
     r = ctag__unsafe_view(p, ns, shape);
     if (r != NULL && transpose && t2->ndim == 2) {
         ct_tensor *o = ag_tmp(&f, r);
@@ -415,8 +420,10 @@ matmul_batched(const ct_tensor *x, const ct_tensor *y)
     sx[nb] = n, sx[nb + 1] = k;
     sy[nb] = k2, sy[nb + 1] = m;
     int64_t fx[3] = {nbatch, n, k}, fy[3] = {nbatch, k2, m};
-    ct_tensor *rx = ag_tmp(&f, ctag_reshape(ag_tmp(&f, ctag_expand(x, nb + 2, sx)), 3, fx));
-    ct_tensor *ry = ag_tmp(&f, ctag_reshape(ag_tmp(&f, ctag_expand(y, nb + 2, sy)), 3, fy));
+    ct_tensor *rx = ag_tmp(&f,
+                           ctag_reshape(ag_tmp(&f, ctag_expand(x, nb + 2, sx)), 3, fx));
+    ct_tensor *ry = ag_tmp(&f,
+                           ctag_reshape(ag_tmp(&f, ctag_expand(y, nb + 2, sy)), 3, fy));
     ct_tensor *p = ag_tmp(&f, ctag_bmm(rx, ry, NULL));
     if (p != NULL) {
         batch[nb] = n;
@@ -648,7 +655,8 @@ typedef struct {
 /* terms[i] (i < n) and terms[n] (the output) of an equation that ct_einsum
  * accepted, with ellipses spelled out: 0, or -1 with the error set. */
 static int
-ein_explicit(const char *eq, int n, const ct_tensor *const *ops, char (*terms)[EIN_TERM])
+ein_explicit(const char *eq, int n, const ct_tensor *const *ops,
+             char (*terms)[EIN_TERM])
 {
     int used[EIN_LETTERS] = {0}, count[EIN_LETTERS] = {0};
     char lt[CT_EINSUM_MAX_OPERANDS + 1][EIN_TERM];
@@ -751,7 +759,8 @@ ein_run(const ein_step *s, const ct_tensor *x, const ct_tensor *y)
     snprintf(eq, sizeof eq, s->nops == 2 ? "%s,%s->%s" : "%s->%s%s", s->a,
              s->nops == 2 ? s->b : s->k, s->nops == 2 ? s->k : "");
     ct_tensor *r = ct_einsum(eq, s->nops, ops);
-    if (r == NULL || !ct_dtype_is_floating(r->dtype) || !ct_any_requires_grad(s->nops, ops)) {
+    if (r == NULL || !ct_dtype_is_floating(r->dtype) ||
+        !ct_any_requires_grad(s->nops, ops)) {
         return r;
     }
     ein_step *keep = malloc(sizeof *keep);
@@ -824,7 +833,8 @@ ein_grad(const char *lx, const int64_t *sx, const char *lk, const ct_tensor *g,
                 next_fresh++;
             }
             if (next_fresh == EIN_LETTERS) {
-                ct_error(CT_ERR_RUNTIME, "einsum(): too many letters for its derivative");
+                ct_error(CT_ERR_RUNTIME,
+                         "einsum(): too many letters for its derivative");
                 goto done;
             }
             taken[next_fresh] = true;
@@ -894,7 +904,8 @@ einsum_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
         }
     }
     if (s->nops == 2 && ct_node_needs(n, 1)) {
-        if ((go[1] = ein_grad(s->b, ag_input_sizes(n, 1), s->k, gi[0], s->a, x)) == NULL) {
+        go[1] = ein_grad(s->b, ag_input_sizes(n, 1), s->k, gi[0], s->a, x);
+        if (go[1] == NULL) {
             goto done;
         }
     }
@@ -1052,15 +1063,16 @@ svd_vectors(const ct_tensor *A, ct_tensor **U, ct_tensor **Vh)
     }
     int64_t count = A->numel / (m * n);
     int info = A->dtype == CT_DTYPE_FLOAT32
-                   ? gesdd_vectors_s((float *)ct_tensor_data(a), (float *)ct_tensor_data(*U),
-                                     (float *)ct_tensor_data(*Vh), (int)m, (int)n, count)
-                   : gesdd_vectors_d((double *)ct_tensor_data(a),
-                                     (double *)ct_tensor_data(*U),
-                                     (double *)ct_tensor_data(*Vh), (int)m, (int)n, count);
+                   ? gesdd_vectors_s(
+                         (float *)ct_tensor_data(a), (float *)ct_tensor_data(*U),
+                         (float *)ct_tensor_data(*Vh), (int)m, (int)n, count)
+                   : gesdd_vectors_d(
+                         (double *)ct_tensor_data(a), (double *)ct_tensor_data(*U),
+                         (double *)ct_tensor_data(*Vh), (int)m, (int)n, count);
     if (info > 0) {
-        ct_error(CT_ERR_LINALG, "linalg.svd: The algorithm failed to converge because the "
-                 "input matrix is ill-conditioned or has too many repeated singular "
-                 "values (error code: %d).", info);
+        ct_error(CT_ERR_LINALG, "linalg.svd: The algorithm failed to converge because "
+                 "the input matrix is ill-conditioned or has too many repeated "
+                 "singular values (error code: %d).", info);
     }
     rc = info == 0 ? 0 : -1;
 done:
@@ -1084,18 +1096,19 @@ svd_backward(const ct_tensor *gU, const ct_tensor *gS, const ct_tensor *gVh,
     ct_tensor *r = NULL;
     if (gU == NULL && gVh == NULL) {
         if (m >= n) {
-            r = ctag_matmul(U, ag_tmp(&f, ctag_mul(ag_tmp(&f, ctag_unsqueeze(gS, -1)), Vh)),
-                            NULL);
+            r = ctag_matmul(
+                U, ag_tmp(&f, ctag_mul(ag_tmp(&f, ctag_unsqueeze(gS, -1)), Vh)), NULL);
         }
         else {
-            r = ctag_matmul(ag_tmp(&f, ctag_mul(U, ag_tmp(&f, ctag_unsqueeze(gS, -2)))), Vh,
-                            NULL);
+            r = ctag_matmul(ag_tmp(&f, ctag_mul(U, ag_tmp(&f, ctag_unsqueeze(gS, -2)))),
+                            Vh, NULL);
         }
         ag_end(&f);
         return r;
     }
     ct_tensor *Ut = ag_tmp(&f, mT(U)), *V = ag_tmp(&f, mT(Vh));
-    ct_tensor *Srow = ag_tmp(&f, ctag_unsqueeze(S, -2)), *Scol = ag_tmp(&f, ctag_unsqueeze(S, -1));
+    ct_tensor *Srow = ag_tmp(&f, ctag_unsqueeze(S, -2)),
+              *Scol = ag_tmp(&f, ctag_unsqueeze(S, -1));
     ct_tensor *UhgU = NULL, *VhgV = NULL, *ret;
     if (gU != NULL) {
         ct_tensor *p = ag_tmp(&f, ctag_matmul(Ut, gU, NULL));
@@ -1108,8 +1121,9 @@ svd_backward(const ct_tensor *gU, const ct_tensor *gS, const ct_tensor *gVh,
     /* E = S_j^2 - S_i^2, with ones on the diagonal (0 / 1 there) */
     int64_t k = S->sizes[S->ndim - 1];
     ct_tensor *S2 = ag_tmp(&f, ctag_mul(S, S));
-    ct_tensor *E = ag_tmp(&f, ctag_sub(ag_tmp(&f, ctag_unsqueeze(S2, -2)),
-                                       ag_tmp(&f, ctag_unsqueeze(S2, -1)), ct_scalar_int(1)));
+    ct_tensor *E = ag_tmp(
+        &f, ctag_sub(ag_tmp(&f, ctag_unsqueeze(S2, -2)),
+                     ag_tmp(&f, ctag_unsqueeze(S2, -1)), ct_scalar_int(1)));
     E = ag_tmp(&f, ctag_add(E, ag_tmp(&f, ct_eye(k, k, S->dtype)), ct_scalar_int(1)));
     if (gU != NULL && gVh != NULL) {
         ret = ag_tmp(&f, ctag_div(ag_tmp(&f, ctag_add(ag_tmp(&f, ctag_mul(UhgU, Srow)),
@@ -1126,27 +1140,28 @@ svd_backward(const ct_tensor *gU, const ct_tensor *gS, const ct_tensor *gVh,
     if (gS != NULL && ret != NULL) {
         int64_t sizes[CT_MAX_DIMS];
         memcpy(sizes, ret->sizes, sizeof(int64_t) * (size_t)ret->ndim);
-        ret = ag_tmp(&f, ctag_add(ret, ag_tmp(&f, ctag_diagonal_backward(gS, ret->ndim, sizes,
-                                                                         0, -2, -1)),
+        ret = ag_tmp(&f, ctag_add(ret,
+                                  ag_tmp(&f, ctag_diagonal_backward(gS, ret->ndim,
+                                                                    sizes, 0, -2, -1)),
                                   ct_scalar_int(1)));
     }
     ag_frame f2 = {0};      /* AG_FRAME_MAX is per frame */
     if (m > n && gU != NULL) {
         ct_tensor *gA = ag_tmp(&f2, ctag_matmul(U, ret, NULL));
         ct_tensor *gUS = ag_tmp(&f2, ctag_div(gU, Srow));
-        ct_tensor *proj = ag_tmp(&f2, ctag_matmul(U, ag_tmp(&f2, ctag_matmul(Ut, gUS, NULL)),
-                                                  NULL));
-        gA = ag_tmp(&f2, ctag_sub(ag_tmp(&f2, ctag_add(gA, gUS, ct_scalar_int(1))), proj,
-                                  ct_scalar_int(1)));
+        ct_tensor *proj = ag_tmp(
+            &f2, ctag_matmul(U, ag_tmp(&f2, ctag_matmul(Ut, gUS, NULL)), NULL));
+        gA = ag_tmp(&f2, ctag_sub(ag_tmp(&f2, ctag_add(gA, gUS, ct_scalar_int(1))),
+                                  proj, ct_scalar_int(1)));
         r = ctag_matmul(gA, Vh, NULL);
     }
     else if (m < n && gVh != NULL) {
         ct_tensor *gA = ag_tmp(&f2, ctag_matmul(ret, Vh, NULL));
         ct_tensor *SgVh = ag_tmp(&f2, ctag_div(gVh, Scol));
-        ct_tensor *proj = ag_tmp(&f2, ctag_matmul(ag_tmp(&f2, ctag_matmul(SgVh, V, NULL)), Vh,
-                                                  NULL));
-        gA = ag_tmp(&f2, ctag_sub(ag_tmp(&f2, ctag_add(gA, SgVh, ct_scalar_int(1))), proj,
-                                  ct_scalar_int(1)));
+        ct_tensor *proj = ag_tmp(
+            &f2, ctag_matmul(ag_tmp(&f2, ctag_matmul(SgVh, V, NULL)), Vh, NULL));
+        gA = ag_tmp(&f2, ctag_sub(ag_tmp(&f2, ctag_add(gA, SgVh, ct_scalar_int(1))),
+                                  proj, ct_scalar_int(1)));
         r = ctag_matmul(U, gA, NULL);
     }
     else if (m >= n) {
@@ -1232,8 +1247,9 @@ backshift(int nd, int d0, int d1, int64_t *perm)
  * amax / amin / sum of svdvals over the dims moved to the end.  The kernel
  * runs first for the checks and messages. */
 ct_tensor *
-ctag_linalg_matrix_norm(const ct_tensor *A, ct_norm_ord ord, int ndims, const int64_t *dims,
-                        bool keepdim, ct_dtype dtype, ct_tensor *out)
+ctag_linalg_matrix_norm(const ct_tensor *A, ct_norm_ord ord, int ndims,
+                        const int64_t *dims, bool keepdim, ct_dtype dtype,
+                        ct_tensor *out)
 {
     AG_NULL_IF_ANY(A);
     if (out_check(1, &A, out, "linalg_vector_norm") < 0) {
@@ -1274,13 +1290,12 @@ ctag_linalg_matrix_norm(const ct_tensor *A, ct_norm_ord ord, int ndims, const in
         if (dtype != CT_DTYPE_COUNT && dtype != A->dtype) {
             Ad = ag_tmp(&f, ctag_to_dtype(A, dtype, false));
         }
-        ct_tensor *sv = ag_tmp(&f, ctag_linalg_svdvals(ag_tmp(&f, ctag_permute(Ad, nd, perm)),
-                                                       NULL));
-        ct_tensor *red = ag_tmp(&f, nuc ? ctag_sum(sv, 1, &last, keepdim, CT_DTYPE_COUNT)
-                                        : ctag_reduce(ord.p > 0 ? CT_REDUCE_AMAX
-                                                                : CT_REDUCE_AMIN,
-                                                      sv, 1, &last, keepdim, CT_DTYPE_COUNT,
-                                                      NULL, NULL));
+        ct_tensor *sv = ag_tmp(
+            &f, ctag_linalg_svdvals(ag_tmp(&f, ctag_permute(Ad, nd, perm)), NULL));
+        ct_tensor *red = ag_tmp(
+            &f, nuc ? ctag_sum(sv, 1, &last, keepdim, CT_DTYPE_COUNT)
+                    : ctag_reduce(ord.p > 0 ? CT_REDUCE_AMAX : CT_REDUCE_AMIN, sv, 1,
+                                  &last, keepdim, CT_DTYPE_COUNT, NULL, NULL));
         if (keepdim && red != NULL) {
             int64_t inv[CT_MAX_DIMS];
             for (int i = 0; i < nd; i++) {
@@ -1300,8 +1315,8 @@ ctag_linalg_matrix_norm(const ct_tensor *A, ct_norm_ord ord, int ndims, const in
 /* torch.linalg.norm: a matrix norm when ord is given and there are two
  * dims (given, or a 2-D input without dims), else a vector norm. */
 ct_tensor *
-ctag_linalg_norm(const ct_tensor *A, const ct_norm_ord *ord, int ndims, const int64_t *dims,
-                 bool keepdim, ct_dtype dtype, ct_tensor *out)
+ctag_linalg_norm(const ct_tensor *A, const ct_norm_ord *ord, int ndims,
+                 const int64_t *dims, bool keepdim, ct_dtype dtype, ct_tensor *out)
 {
     AG_NULL_IF_ANY(A);
     if (out_check(1, &A, out, "linalg_vector_norm") < 0) {
@@ -1316,8 +1331,8 @@ ctag_linalg_norm(const ct_tensor *A, const ct_norm_ord *ord, int ndims, const in
     static const int64_t first_two[2] = {0, 1};
     if (ord != NULL && (ord->str != NULL || (dims != NULL && ndims == 2) ||
                         (dims == NULL && A->ndim == 2))) {
-        return ctag_linalg_matrix_norm(A, *ord, 2, dims != NULL ? dims : first_two, keepdim,
-                                       dtype, NULL);
+        return ctag_linalg_matrix_norm(A, *ord, 2, dims != NULL ? dims : first_two,
+                                       keepdim, dtype, NULL);
     }
     return ctag_vector_norm(A, ord != NULL ? ord->p : 2, dims != NULL ? ndims : 0, dims,
                             keepdim, dtype, NULL);

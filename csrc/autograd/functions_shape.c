@@ -213,7 +213,8 @@ ctag__unsafe_view(const ct_tensor *t, int ndim, const int64_t *sizes)
     AG_NULL_IF_ANY(t);
     ct_tensor *v = ct_view(t, ndim, sizes), *r = NULL;
     if (v != NULL) {
-        r = ct_tensor_new(v->storage, v->offset, v->ndim, v->sizes, v->strides, v->dtype);
+        r = ct_tensor_new(v->storage, v->offset, v->ndim, v->sizes, v->strides,
+                          v->dtype);
         ct_tensor_decref(v);
     }
     return record_view(V_UNSAFE_VIEW, t, r, 0, NULL);
@@ -247,8 +248,8 @@ ctag_t(const ct_tensor *t)
 {
     AG_NULL_IF_ANY(t);
     if (t->ndim > 2) {
-        ct_error(CT_ERR_RUNTIME, "t() expects a tensor with <= 2 dimensions, but self is "
-                 "%dD", t->ndim);
+        ct_error(CT_ERR_RUNTIME, "t() expects a tensor with <= 2 dimensions, but self "
+                 "is %dD", t->ndim);
         return NULL;
     }
     return record_view(V_T, t, ct_transpose(t, 0, t->ndim < 2 ? 0 : 1), 0, NULL);
@@ -313,7 +314,8 @@ ct_tensor *
 ctag_squeeze(const ct_tensor *t, const int64_t *dim)
 {
     AG_NULL_IF_ANY(t);
-    return record_view(dim == NULL ? V_SQUEEZE0 : V_SQUEEZE1, t, ct_squeeze(t, dim), 0, NULL);
+    return record_view(dim == NULL ? V_SQUEEZE0 : V_SQUEEZE1, t, ct_squeeze(t, dim), 0,
+                       NULL);
 }
 
 /* squeeze_(dim) in place (SqueezeBackward3), for matmul's 1-D @ 2-D as
@@ -604,8 +606,8 @@ as_strided_bb_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
 }
 
 ct_tensor *
-ctag_as_strided(const ct_tensor *t, int ndim, const int64_t *sizes, const int64_t *strides,
-                int64_t offset)
+ctag_as_strided(const ct_tensor *t, int ndim, const int64_t *sizes,
+                const int64_t *strides, int64_t offset)
 {
     AG_NULL_IF_ANY(t);
     ct_tensor *r = ct_as_strided(t, ndim, sizes, strides, offset);
@@ -639,7 +641,14 @@ ctag_as_strided(const ct_tensor *t, int ndim, const int64_t *sizes, const int64_
 /* One node for all the pieces; extra: each piece's size along ints[CT_MAX_DIMS]
  * (the dim).  Its backward joins the pieces' gradients (zeros for pieces
  * that got none) with cat, or stack for unbind. */
-enum { S_SPLIT, S_SPLIT_SIZES, S_UNSAFE_SPLIT, S_UNSAFE_SPLIT_SIZES, S_UNBIND, S_COUNT };
+enum {
+    S_SPLIT,
+    S_SPLIT_SIZES,
+    S_UNSAFE_SPLIT,
+    S_UNSAFE_SPLIT_SIZES,
+    S_UNBIND,
+    S_COUNT
+};
 
 static int split_apply(ct_node *n, ct_tensor **gi, ct_tensor **go);
 
@@ -716,8 +725,9 @@ record_split(int kind, const ct_tensor *t, int d, ct_tensor_list *l)
         return 0;
     }
     int64_t *piece = malloc(sizeof(int64_t) * (size_t)l->n);
-    ct_node *n = piece != NULL ? ct_record(&split_types[kind], 1, &t, (int)l->n, l->items)
-                               : NULL;
+    ct_node *n = piece != NULL
+                     ? ct_record(&split_types[kind], 1, &t, (int)l->n, l->items)
+                     : NULL;
     if (n == NULL) {
         free(piece);
         ct_tensor_list_clear(l);
@@ -762,7 +772,8 @@ ctag_split_with_sizes(const ct_tensor *t, int n, const int64_t *sizes, int64_t d
 }
 
 int
-ctag_unsafe_split(const ct_tensor *t, int64_t split_size, int64_t dim, ct_tensor_list *out)
+ctag_unsafe_split(const ct_tensor *t, int64_t split_size, int64_t dim,
+                  ct_tensor_list *out)
 {
     if (ct_split(t, split_size, dim, out) < 0) {
         return -1;
@@ -771,8 +782,8 @@ ctag_unsafe_split(const ct_tensor *t, int64_t split_size, int64_t dim, ct_tensor
 }
 
 int
-ctag_unsafe_split_with_sizes(const ct_tensor *t, int n, const int64_t *sizes, int64_t dim,
-                             ct_tensor_list *out)
+ctag_unsafe_split_with_sizes(const ct_tensor *t, int n, const int64_t *sizes,
+                             int64_t dim, ct_tensor_list *out)
 {
     if (ct_split_with_sizes(t, n, sizes, dim, out) < 0) {
         return -1;
@@ -849,7 +860,8 @@ record_slices(const ct_tensor *t, int d, int n_idx, const int64_t *idx,
 }
 
 int
-ctag_tensor_split(const ct_tensor *t, int64_t sections, int64_t dim, ct_tensor_list *out)
+ctag_tensor_split(const ct_tensor *t, int64_t sections, int64_t dim,
+                  ct_tensor_list *out)
 {
     if (ct_tensor_split(t, sections, dim, out) < 0) {
         return -1;
@@ -858,8 +870,8 @@ ctag_tensor_split(const ct_tensor *t, int64_t sections, int64_t dim, ct_tensor_l
 }
 
 int
-ctag_tensor_split_indices(const ct_tensor *t, int n, const int64_t *indices, int64_t dim,
-                          ct_tensor_list *out)
+ctag_tensor_split_indices(const ct_tensor *t, int n, const int64_t *indices,
+                          int64_t dim, ct_tensor_list *out)
 {
     if (ct_tensor_split_indices(t, n, indices, dim, out) < 0) {
         return -1;
@@ -889,7 +901,8 @@ ctag_broadcast_tensors(int64_t n, const ct_tensor *const *ts, ct_tensor_list *ou
     out->n = 0;
     out->items = NULL;
     for (int64_t i = 0; i < n; i++) {
-        if (ct_broadcast_shapes(ndim, shape, ts[i]->ndim, ts[i]->sizes, &ndim, shape) < 0) {
+        if (ct_broadcast_shapes(ndim, shape, ts[i]->ndim, ts[i]->sizes, &ndim, shape) <
+            0) {
             return -1;
         }
     }
@@ -957,10 +970,11 @@ join_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
 }
 
 static ct_tensor *
-record_join(const ct_node_type *type, int64_t n, const ct_tensor *const *ts, int64_t dim,
-            ct_tensor *r)
+record_join(const ct_node_type *type, int64_t n, const ct_tensor *const *ts,
+            int64_t dim, ct_tensor *r)
 {
-    if (r == NULL || !ct_dtype_is_floating(r->dtype) || !ct_any_requires_grad((int)n, ts)) {
+    if (r == NULL || !ct_dtype_is_floating(r->dtype) ||
+        !ct_any_requires_grad((int)n, ts)) {
         return r;
     }
     int64_t *sizes = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));

@@ -240,10 +240,12 @@ interleave(const ct_tensor *t, const ct_tensor *repeats, const int64_t *dim,
     }
     if (in != NULL && (repeats->ndim == 0 || repeats->numel == 1)) {
         int64_t one = 1, size = in->sizes[d];
-        reps = ag_tmp(&f, ct_expand(ag_tmp(&f, ct_reshape(repeats, 1, &one)), 1, &size));
+        reps = ag_tmp(&f,
+                      ct_expand(ag_tmp(&f, ct_reshape(repeats, 1, &one)), 1, &size));
     }
-    ct_tensor *idx = reps != NULL ? ag_tmp(&f, ct_repeat_interleave_index(reps, output_size))
-                                  : NULL;
+    ct_tensor *idx = reps != NULL
+                         ? ag_tmp(&f, ct_repeat_interleave_index(reps, output_size))
+                         : NULL;
     if (in != NULL && idx != NULL) {
         r = ctag_index_select(in, d, idx);
     }
@@ -285,11 +287,12 @@ ctag_repeat_interleave(const ct_tensor *t, int64_t repeats, const int64_t *dim,
 /* torch composes them: atleast_Nd views of the inputs, then cat (hstack:
  * along 0 for 1-D inputs, else 1; column_stack: 0-D and 1-D inputs
  * reshaped to columns first).  Without gradients the kernels run. */
-typedef ct_tensor *(*stack_kernel)(int64_t n, const ct_tensor *const *ts, ct_tensor *out);
+typedef ct_tensor *(*stack_kernel)(int64_t n, const ct_tensor *const *ts,
+                                   ct_tensor *out);
 
 static ct_tensor *
-stack_like(stack_kernel kernel, int k, int64_t dim, int64_t n, const ct_tensor *const *ts,
-           ct_tensor *out)
+stack_like(stack_kernel kernel, int k, int64_t dim, int64_t n,
+           const ct_tensor *const *ts, ct_tensor *out)
 {
     if (n == 0 || !ct_any_requires_grad((int)n, ts)) {
         return kernel(n, ts, out);

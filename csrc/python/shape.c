@@ -349,8 +349,8 @@ t_unsafe_split_with_sizes(FASTCALL_ARGS)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    return tuple_result(ctag_unsafe_split_with_sizes(SELF, v[0].n, v[0].list, v[1].i, &l),
-                        &l);
+    int rc = ctag_unsafe_split_with_sizes(SELF, v[0].n, v[0].list, v[1].i, &l);
+    return tuple_result(rc, &l);
 }
 
 static PyObject *
@@ -654,14 +654,16 @@ static PyObject *
 fn_unsafe_chunk(FASTCALL_ARGS)
 {
     (void)self;
-    return call_as_method("unsafe_chunk", "input", t_unsafe_chunk, args, nargs, kwnames);
+    return call_as_method("unsafe_chunk", "input", t_unsafe_chunk, args, nargs,
+                          kwnames);
 }
 
 static PyObject *
 fn_unsafe_split(FASTCALL_ARGS)
 {
     (void)self;
-    return call_as_method("unsafe_split", "input", t_unsafe_split, args, nargs, kwnames);
+    return call_as_method("unsafe_split", "input", t_unsafe_split, args, nargs,
+                          kwnames);
 }
 
 static PyObject *
