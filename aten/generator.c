@@ -134,10 +134,26 @@ os_random64(void)
 static ct_generator default_gen;
 static pthread_once_t default_once = PTHREAD_ONCE_INIT;
 
+/* A fork while another thread samples from the default generator would
+ * leave the child's copy locked forever; holding the lock across fork()
+ * hands the child a consistent, unlocked generator. */
+static void
+fork_prepare(void)
+{
+    pthread_mutex_lock(&default_gen.lock);
+}
+
+static void
+fork_done(void)
+{
+    pthread_mutex_unlock(&default_gen.lock);
+}
+
 static void
 default_init(void)
 {
     gen_init(&default_gen, os_random64());
+    pthread_atfork(fork_prepare, fork_done, fork_done);
 }
 
 ct_generator *

@@ -17,7 +17,8 @@
  * so concurrent ops on one generator never corrupt it (their draws are
  * then interleaved op by op, in some order).  Ops draw serially, in the
  * memory order of the tensor they fill; the thread count never changes a
- * result.
+ * result.  fork() waits for an op on the default generator to finish, so
+ * a child never inherits it locked.
  */
 #ifndef CTORCH_RANDOM_H
 #define CTORCH_RANDOM_H
