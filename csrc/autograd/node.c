@@ -321,8 +321,18 @@ ct_check_inplace(const ct_tensor *t)
         return 0;
     }
     if (ct_is_leaf(t) && (t->flags & CT_TENSOR_REQUIRES_GRAD)) {
-        return ct_error(CT_ERR_RUNTIME, "a leaf Variable that requires grad is being "
-                        "used in an in-place operation.");
+        return ct_error(CT_ERR_RUNTIME, "a %sleaf Variable that requires grad is being "
+                        "used in an in-place operation.", t->base != NULL ? "view of a " : "");
+    }
+    ct_node *fn = ct_grad_fn(t);
+    if (t->base != NULL && fn != NULL && fn->n_outputs > 1) {
+        /* one of several views (split, unbind): writing one would leave the
+         * others' histories stale */
+        return ct_error(CT_ERR_RUNTIME, "Output %d of %s is a view and is being modified "
+                        "inplace. This view is the output of a function that returns "
+                        "multiple views. Such functions do not allow the output views to be "
+                        "modified inplace. You should replace the inplace operation by an "
+                        "out-of-place one.", ct_output_nr(t), fn->type->name);
     }
     if (t->base != NULL && ct_is_leaf(t->base) &&
         (t->base->flags & CT_TENSOR_REQUIRES_GRAD)) {

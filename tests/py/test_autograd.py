@@ -703,3 +703,20 @@ def test_function_dirty_nondiff_identity():
         Inc.apply(x)
     assert str(e.value) == "a leaf Variable that requires grad has been used in an in-place operation."
     assert not Ident.apply(ctorch.ones(2)).requires_grad
+
+
+def test_inplace_view_errors_more():
+    t = ctorch.tensor([1.0, 2.0, 3.0, 4.0]).reshape(2, 2).requires_grad_()
+    with pytest.raises(RuntimeError) as e:
+        t.add_(1)
+    assert str(e.value) == ("a view of a leaf Variable that requires grad is being used in "
+                            "an in-place operation.")
+    y = ctorch.ones(4, requires_grad=True) * 1
+    for pieces, name in ((y.split(2), "SplitBackward0"), (y.unbind(0), "UnbindBackward0")):
+        with pytest.raises(RuntimeError) as e:
+            pieces[1].mul_(2)
+        assert str(e.value) == (
+            "Output 1 of %s is a view and is being modified inplace. This view is the output "
+            "of a function that returns multiple views. Such functions do not allow the "
+            "output views to be modified inplace. You should replace the inplace operation "
+            "by an out-of-place one." % name)
