@@ -34,6 +34,8 @@ from ._legacy import (  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401
 from . import linalg  # noqa: F401,E402
 from . import autograd  # noqa: F401,E402
+from . import nn  # noqa: F401,E402
+from . import optim  # noqa: F401,E402
 from .autograd.grad_mode import (  # noqa: F401,E402
     enable_grad, inference_mode, no_grad, set_grad_enabled,
 )

@@ -1,0 +1,1 @@
+"""ctorch.nn.utils."""

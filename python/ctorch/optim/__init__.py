@@ -1,0 +1,1 @@
+"""ctorch.optim: optimizers and learning-rate schedulers."""
