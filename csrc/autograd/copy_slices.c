@@ -226,20 +226,18 @@ index_put_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
     ct_tensor **idx = n->extra;
     if (ct_node_needs(n, 0) && n->d[0] != 0) {
         /* accumulate=True: self's old values pass through */
-        if ((go[0] = ct_clone(gi[0])) == NULL) {
-            return -1;
-        }
+        ct_tensor_incref(gi[0]);
+        go[0] = gi[0];
     }
     else if (ct_node_needs(n, 0)) {
+        /* g with the written positions zeroed, as an op of its own so a
+         * create_graph backward can differentiate it */
         ct_tensor *z = ct_zeros(0, NULL, gi[0]->dtype);
-        ct_tensor *g = z != NULL ? ct_clone(gi[0]) : NULL;
-        int rc = g != NULL ? ct_index_put_(g, n->n_ints, idx, z, false) : -1;
+        go[0] = z != NULL ? ctag_index_put(gi[0], n->n_ints, idx, z, false) : NULL;
         ct_tensor_decref(z);
-        if (rc < 0) {
-            ct_tensor_decref(g);
+        if (go[0] == NULL) {
             return -1;
         }
-        go[0] = g;
     }
     if (ct_node_needs(n, 1)) {
         ct_tensor *g = ctag_index(gi[0], n->n_ints, idx);

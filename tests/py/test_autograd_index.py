@@ -197,15 +197,9 @@ def test_gradgradcheck(expr):
     assert gradgradcheck(f, ins)
 
 
-# gradcheck skips a first gradient that has no history, so this checks
-# that each one has (it depends on the incoming gradient, always).
-# index_put_ is recorded by copy_slices.c, whose gradient for self is not
-# recorded yet.
-@pytest.mark.parametrize("expr", [
-    pytest.param(e, marks=pytest.mark.xfail(reason="IndexPutBackward0 of index_put_ "
-                                                   "(copy_slices.c): self's gradient "
-                                                   "not recorded"))
-    if ".index_put_(" in e else e for e in EXPRS + LARGER_SRC])
+# every first gradient must have history (it depends on the incoming
+# gradient, always), so a create_graph backward can go on from it.
+@pytest.mark.parametrize("expr", EXPRS + LARGER_SRC)
 def test_first_gradients_have_history(expr):
     f, ins = as_function(expr)
     y = f(*ins)

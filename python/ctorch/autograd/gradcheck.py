@@ -76,7 +76,19 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         num = _numerical_jacobian(func, inputs, oi, eps)
         # a fresh graph: the perturbation above wrote into the inputs
         out = _as_tuple(func(*inputs))[oi]
-        if not isinstance(out, ctorch.Tensor) or not out.requires_grad:
+        if not isinstance(out, ctorch.Tensor):
+            continue
+        if not out.requires_grad:
+            # no history: right only if the output does not depend on the inputs
+            for ii, cols in enumerate(num):
+                for col in cols or ():
+                    if col.abs().max().item() > atol:
+                        msg = ("Jacobian mismatch for output %d with respect to input %d,\n"
+                               "numerical:%r\nanalytical:0.0 (the output does not require "
+                               "grad)\n" % (oi, ii, col.abs().max().item()))
+                        if raise_exception:
+                            raise GradcheckError(msg)
+                        return False
             continue
         diff, rows = _analytic_jacobian(out, inputs)
         di = 0
