@@ -31,7 +31,8 @@ static int logsumexp_apply(ct_node *n, ct_tensor **gi, ct_tensor **go);
 /* [op][0]: the plain form; [op][1]: the form with a dim (sum, mean, prod,
  * max, min) or with the mean as a second result (var, std). */
 static const ct_node_type reduce_types[CT_REDUCE_COUNT][2] = {
-    [CT_REDUCE_SUM] = {{"SumBackward0", sum_apply, NULL}, {"SumBackward1", sum_apply, NULL}},
+    [CT_REDUCE_SUM] = {{"SumBackward0", sum_apply, NULL},
+                       {"SumBackward1", sum_apply, NULL}},
     [CT_REDUCE_MEAN] = {{"MeanBackward0", sum_apply, NULL},
                         {"MeanBackward1", sum_apply, NULL}},
     [CT_REDUCE_PROD] = {{"ProdBackward0", prod_apply, NULL},
@@ -50,9 +51,10 @@ static const ct_node_type reduce_types[CT_REDUCE_COUNT][2] = {
 };
 
 /* torch.linalg.vector_norm, torch.norm, torch.norm with dtype= */
-static const ct_node_type norm_types[3] = {{"LinalgVectorNormBackward0", norm_apply, NULL},
-                                           {"NormBackward1", norm_apply, NULL},
-                                           {"NormBackward3", norm_apply, NULL}};
+static const ct_node_type norm_types[3] = {
+    {"LinalgVectorNormBackward0", norm_apply, NULL},
+    {"NormBackward1", norm_apply, NULL},
+    {"NormBackward3", norm_apply, NULL}};
 
 static ct_reduce_op
 node_op(const ct_node *n)
@@ -137,6 +139,13 @@ in_dtype(ag_frame *f, ct_tensor *t, ct_dtype dt)
     return ag_tmp(f, ctag_to_dtype(t, dt, false));
 }
 
+/* t reversed along dim (owned by f). */
+static ct_tensor *
+flip(ag_frame *f, const ct_tensor *t, int64_t dim)
+{
+    return ag_tmp(f, ctag_flip(t, 1, &dim));
+}
+
 /* How many elements of t are zero; -1 on error. */
 static int64_t
 count_zeros(const ct_tensor *t)
@@ -211,17 +220,15 @@ prod_without_each(ag_frame *f, const ct_tensor *g, const ct_tensor *x, int64_t d
     sizes[dim] = 1;
     ct_tensor *ones = ag_tmp(f, ct_ones(x->ndim, sizes, g->dtype));
     const ct_tensor *before[2] = {ones, ag_tmp(f, ctag_narrow(x, dim, 0, n - 1))};
-    const ct_tensor *after[2] = {ones, ag_tmp(f, ag_flip(ag_tmp(f, ctag_narrow(x, dim, 1,
-                                                                             n - 1)),
-                                                     dim))};
+    const ct_tensor *after[2] = {
+        ones, flip(f, ag_tmp(f, ctag_narrow(x, dim, 1, n - 1)), dim)};
     if (before[1] == NULL || after[1] == NULL) {
         return NULL;
     }
-    ct_tensor *lo = ag_tmp(f, ctag_cumprod(ag_tmp(f, ctag_cat(2, before, dim, NULL)), dim,
-                                           CT_DTYPE_COUNT));
-    ct_tensor *hi = ag_tmp(f, ctag_cumprod(ag_tmp(f, ctag_cat(2, after, dim, NULL)), dim,
-                                           CT_DTYPE_COUNT));
-    hi = ag_tmp(f, ag_flip(hi, dim));
+    ct_tensor *lo = ag_tmp(f, ctag_cat(2, before, dim, NULL));
+    ct_tensor *hi = ag_tmp(f, ctag_cat(2, after, dim, NULL));
+    lo = ag_tmp(f, ctag_cumprod(lo, dim, CT_DTYPE_COUNT));
+    hi = flip(f, ag_tmp(f, ctag_cumprod(hi, dim, CT_DTYPE_COUNT)), dim);
     return ag_tmp(f, ctag_mul(g, ag_tmp(f, ctag_mul(lo, hi))));
 }
 
@@ -253,7 +260,8 @@ prod_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
         goto done;
     }
     if (zeros == 0) {
-        r = ag_tmp(&f, ctag_mul(unreduce(&f, n, g), ag_tmp(&f, ctag_div(unreduce(&f, n, y), x))));
+        r = ag_tmp(&f, ctag_mul(unreduce(&f, n, g),
+                                ag_tmp(&f, ctag_div(unreduce(&f, n, y), x))));
     }
     else if (full && zeros > 1) {
         r = ag_tmp(&f, ct_zeros(x->ndim, x->sizes, g->dtype));
@@ -288,9 +296,10 @@ amax_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
     if (unpack_both(&f, n, &x, &y, true)) {
         ct_tensor *mask = as_numbers(&f, test(&f, CT_BINARY_EQ, unreduce(&f, n, y), x),
                                      gi[0]->dtype);
-        ct_tensor *count = mask ? ag_tmp(&f, ct_sum(mask, nr, dims, true, CT_DTYPE_COUNT))
-                                : NULL;
-        r = ag_tmp(&f, ctag_mul(ag_tmp(&f, ctag_div(unreduce(&f, n, gi[0]), count)), mask));
+        ct_tensor *count =
+            mask ? ag_tmp(&f, ct_sum(mask, nr, dims, true, CT_DTYPE_COUNT)) : NULL;
+        ct_tensor *share = ag_tmp(&f, ctag_div(unreduce(&f, n, gi[0]), count));
+        r = ag_tmp(&f, ctag_mul(share, mask));
     }
     return give(&f, n, r, go);
 }
@@ -315,7 +324,8 @@ evenly_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
         if (count != NULL) {
             double c = (double)ct_scalar_to_int(ct_tensor_item_at(count, 0));
             ct_tensor *share = ag_tmp(&f, ctag_div(gi[0], ag_tmp(&f, ag_scalar(c))));
-            r = share ? ag_tmp(&f, ctag_where(mask, share, zero(&f, share->dtype))) : NULL;
+            r = share ? ag_tmp(&f, ctag_where(mask, share, zero(&f, share->dtype)))
+                      : NULL;
         }
     }
     return give(&f, n, r, go);
@@ -393,17 +403,19 @@ norm_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
         r = ag_tmp(&f, ctag_mul(sign, g));
     }
     else if (p == 2) {
-        r = ag_tmp(&f, ctag_mul(g, zero_where(&f, norm_is0, ag_tmp(&f, ctag_div(x, norm)))));
+        ct_tensor *unit = zero_where(&f, norm_is0, ag_tmp(&f, ctag_div(x, norm)));
+        r = ag_tmp(&f, ctag_mul(g, unit));
     }
     else if (isinf(p)) {
         /* amax / amin of |x|, also picking NaNs */
-        ct_tensor *hit = test(&f, CT_BINARY_LOGICAL_OR, test(&f, CT_BINARY_EQ, ax, norm),
-                              ag_tmp(&f, ct_unary(CT_UNARY_ISNAN, ax, NULL, CT_OUT_NEW)));
+        ct_tensor *hit =
+            test(&f, CT_BINARY_LOGICAL_OR, test(&f, CT_BINARY_EQ, ax, norm),
+                 ag_tmp(&f, ct_unary(CT_UNARY_ISNAN, ax, NULL, CT_OUT_NEW)));
         ct_tensor *mask = as_numbers(&f, hit, dt);
         int64_t dims[CT_MAX_DIMS];
         int nr = reduced_dims(n, dims);
-        ct_tensor *count = mask ? ag_tmp(&f, ct_sum(mask, nr, dims, true, CT_DTYPE_COUNT))
-                                : NULL;
+        ct_tensor *count =
+            mask ? ag_tmp(&f, ct_sum(mask, nr, dims, true, CT_DTYPE_COUNT)) : NULL;
         ct_tensor *share = ag_tmp(&f, ctag_mul(ag_tmp(&f, ctag_div(g, count)), mask));
         r = ag_tmp(&f, ctag_mul(sign, share));
     }
@@ -415,10 +427,11 @@ norm_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
                                 ag_tmp(&f, ctag_pow_scalar(norm, 1 - p))));
     }
     else {
-        ct_tensor *scaled = p < 2 ? ctag_mul(sign, ag_tmp(&f, ctag_pow_scalar(ax, p - 1)))
-                                  : ctag_mul(x, ag_tmp(&f, ctag_pow_scalar(ax, p - 2)));
-        ag_tmp(&f, scaled);
-        ct_tensor *v = ag_tmp(&f, ctag_div(g, ag_tmp(&f, ctag_pow_scalar(norm, p - 1))));
+        /* sign(x) |x|^(p-1), written x |x|^(p-2) from p = 2 on */
+        ct_tensor *pw = ag_tmp(&f, ctag_pow_scalar(ax, p < 2 ? p - 1 : p - 2));
+        ct_tensor *scaled = ag_tmp(&f, ctag_mul(p < 2 ? sign : x, pw));
+        ct_tensor *v =
+            ag_tmp(&f, ctag_div(g, ag_tmp(&f, ctag_pow_scalar(norm, p - 1))));
         r = ag_tmp(&f, ctag_mul(scaled, zero_where(&f, norm_is0, v)));
     }
 done:
@@ -434,7 +447,8 @@ logsumexp_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
     ct_tensor *x, *y, *r = NULL;
     if (unpack_both(&f, n, &x, &y, true)) {
         ct_tensor *d = ag_tmp(&f, ctag_sub(x, unreduce(&f, n, y), ct_scalar_int(1)));
-        r = ag_tmp(&f, ctag_mul(unreduce(&f, n, gi[0]), ag_tmp(&f, ag_unary(CT_UNARY_EXP, d))));
+        r = ag_tmp(&f, ctag_mul(unreduce(&f, n, gi[0]),
+                                ag_tmp(&f, ag_unary(CT_UNARY_EXP, d))));
     }
     return give(&f, n, r, go);
 }
@@ -444,8 +458,8 @@ logsumexp_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
 /* Record `type` for t -> outs[0..nout-1] with the reduction's payload;
  * NULL with the error set on failure. */
 static ct_node *
-record_reduce(const ct_node_type *type, const ct_tensor *t, int ndims, const int64_t *dims,
-              bool keepdim, int nout, ct_tensor **outs)
+record_reduce(const ct_node_type *type, const ct_tensor *t, int ndims,
+              const int64_t *dims, bool keepdim, int nout, ct_tensor **outs)
 {
     ct_node *n = ct_record(type, 1, &t, nout, outs);
     if (n == NULL) {
@@ -496,7 +510,8 @@ record_op(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
     case CT_REDUCE_MAX:
     case CT_REDUCE_MIN:
         if (!all) {
-            return ag_record_select(&reduce_types[op][1], t, dims[0], keepdim, r, second);
+            return ag_record_select(&reduce_types[op][1], t, dims[0], keepdim, r,
+                                    second);
         }
         break;
     case CT_REDUCE_VAR:
@@ -506,7 +521,8 @@ record_op(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
         save_r = op == CT_REDUCE_STD;
         break;
     case CT_REDUCE_NORM: {
-        bool torch_norm = args != NULL && args->name != NULL && strcmp(args->name, "norm") == 0;
+        bool torch_norm =
+            args != NULL && args->name != NULL && strcmp(args->name, "norm") == 0;
         type = &norm_types[torch_norm ? (dtype != CT_DTYPE_COUNT ? 2 : 1) : 0];
         break;
     }
@@ -533,13 +549,15 @@ record_op(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
 
 ct_tensor *
 ctag_reduce(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
-            bool keepdim, ct_dtype dtype, const ct_reduce_args *args, ct_tensor **indices)
+            bool keepdim, ct_dtype dtype, const ct_reduce_args *args,
+            ct_tensor **indices)
 {
     AG_NULL_IF_ANY(t);
     bool rec = ct_any_requires_grad(1, &t);
     bool all = dims == NULL || ndims == 0;
     ct_tensor *own = NULL;
-    if (rec && (op == CT_REDUCE_MAX || op == CT_REDUCE_MIN) && !all && indices == NULL) {
+    if (rec && (op == CT_REDUCE_MAX || op == CT_REDUCE_MIN) && !all &&
+        indices == NULL) {
         indices = &own;     /* the formula needs them */
     }
     ct_tensor *r = ct_reduce(op, t, ndims, dims, keepdim, dtype, args, indices);
@@ -558,13 +576,15 @@ ctag_reduce(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
 }
 
 ct_tensor *
-ctag_sum(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim, ct_dtype dtype)
+ctag_sum(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim,
+         ct_dtype dtype)
 {
     return ctag_reduce(CT_REDUCE_SUM, t, ndims, dims, keepdim, dtype, NULL, NULL);
 }
 
 ct_tensor *
-ctag_mean(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim, ct_dtype dtype)
+ctag_mean(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim,
+          ct_dtype dtype)
 {
     return ctag_reduce(CT_REDUCE_MEAN, t, ndims, dims, keepdim, dtype, NULL, NULL);
 }
@@ -601,8 +621,8 @@ ctag_sum_to(const ct_tensor *t, int ndim, const int64_t *sizes)
 }
 
 ct_tensor *
-ctag_vector_norm(const ct_tensor *t, double p, int ndims, const int64_t *dims, bool keepdim,
-                 ct_dtype dtype, const char *name)
+ctag_vector_norm(const ct_tensor *t, double p, int ndims, const int64_t *dims,
+                 bool keepdim, ct_dtype dtype, const char *name)
 {
     ct_reduce_args a = {p, 0, name != NULL ? name : "linalg.vector_norm"};
     return ctag_reduce(CT_REDUCE_NORM, t, ndims, dims, keepdim, dtype, &a, NULL);
@@ -627,8 +647,8 @@ ctag_frobenius_norm(const ct_tensor *t, int ndims, const int64_t *dims, bool kee
     ct_tensor_decref(r);
     ag_frame f = {0};
     ct_tensor *sq = ag_tmp(&f, ctag_mul(t, t));
-    r = ag_keep(&f, ag_unary(CT_UNARY_SQRT, ag_tmp(&f, ctag_sum(sq, ndims, dims, keepdim,
-                                                                CT_DTYPE_COUNT))));
+    ct_tensor *sum = ag_tmp(&f, ctag_sum(sq, ndims, dims, keepdim, CT_DTYPE_COUNT));
+    r = ag_keep(&f, ag_unary(CT_UNARY_SQRT, sum));
     ag_end(&f);
     return r;
 }
@@ -653,15 +673,16 @@ static const ct_node_type scan_types[CT_SCAN_COUNT] = {
 };
 
 /* median() / nanmedian() of everything */
-static const ct_node_type median_types[2] = {{"MedianBackward0", evenly_apply, NULL},
-                                             {"NanmedianBackward0", evenly_apply, NULL}};
+static const ct_node_type median_types[2] = {
+    {"MedianBackward0", evenly_apply, NULL},
+    {"NanmedianBackward0", evenly_apply, NULL}};
 
 /* The reversed cumulative sum along dim: flip, cumsum, flip. */
 static ct_tensor *
 rev_cumsum(ag_frame *f, const ct_tensor *t, int64_t dim)
 {
-    ct_tensor *c = ag_tmp(f, ctag_cumsum(ag_tmp(f, ag_flip(t, dim)), dim, CT_DTYPE_COUNT));
-    return ag_tmp(f, ag_flip(c, dim));
+    ct_tensor *c = ag_tmp(f, ctag_cumsum(flip(f, t, dim), dim, CT_DTYPE_COUNT));
+    return flip(f, c, dim);
 }
 
 /* g in the input's dtype (cumsum / cumprod with dtype=); borrowed or
@@ -697,8 +718,8 @@ cumprod_grad_with_zeros(const ct_tensor *x, const ct_tensor *g, int64_t dim)
     ct_tensor *xd = xt ? ct_to_dtype(xt, CT_DTYPE_FLOAT64, false) : NULL;
     ct_tensor *gd = gt ? ct_to_dtype(gt, CT_DTYPE_FLOAT64, false) : NULL;
     ct_tensor *xc = xd ? ct_contiguous(xd) : NULL, *gc = gd ? ct_contiguous(gd) : NULL;
-    ct_tensor *out = xc ? ct_empty(xc->ndim, xc->sizes, CT_DTYPE_FLOAT64, ct_device_cpu())
-                        : NULL;
+    ct_tensor *out =
+        xc ? ct_empty(xc->ndim, xc->sizes, CT_DTYPE_FLOAT64, ct_device_cpu()) : NULL;
     ct_tensor *back = NULL, *r = NULL;
 
     if (out != NULL && gc != NULL) {
@@ -755,26 +776,29 @@ cumprod_grad_with_zeros_graph(const ct_tensor *x, const ct_tensor *g, int64_t di
     for (; k < n; k++) {
         ag_frame f = {0};
         ct_tensor *omitted;
-        ct_tensor *until = k > 0 ? ag_tmp(&f, ctag_prod(ag_tmp(&f, ctag_slice(x, dim, 0, k, 1)),
-                                                        &dim, true, CT_DTYPE_COUNT))
-                                 : NULL;
+        ct_tensor *until =
+            k > 0 ? ag_tmp(&f, ctag_prod(ag_tmp(&f, ctag_slice(x, dim, 0, k, 1)), &dim,
+                                         true, CT_DTYPE_COUNT))
+                  : NULL;
         if (k == n - 1) {
             omitted = until;
         }
         else {
-            ct_tensor *from = ag_tmp(&f, ctag_cumprod(ag_tmp(&f, ctag_slice(x, dim, k + 1, n, 1)),
-                                                      dim, CT_DTYPE_COUNT));
+            ct_tensor *from =
+                ag_tmp(&f, ctag_cumprod(ag_tmp(&f, ctag_slice(x, dim, k + 1, n, 1)),
+                                        dim, CT_DTYPE_COUNT));
             int64_t sizes[CT_MAX_DIMS];
             memcpy(sizes, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
             sizes[dim] = 1;
-            ct_tensor *head = k > 0 ? until : ag_tmp(&f, ct_ones(x->ndim, sizes, x->dtype));
+            ct_tensor *head =
+                k > 0 ? until : ag_tmp(&f, ct_ones(x->ndim, sizes, x->dtype));
             ct_tensor *tail = k > 0 ? ag_tmp(&f, ctag_mul(until, from)) : from;
             const ct_tensor *both[2] = {head, tail};
             omitted = head && tail ? ag_tmp(&f, ctag_cat(2, both, dim, NULL)) : NULL;
         }
         ct_tensor *gk = ag_tmp(&f, ctag_slice(g, dim, k, n, 1));
-        parts[k] = ag_keep(&f, ctag_sum(ag_tmp(&f, ctag_mul(gk, omitted)), 1, &dim, false,
-                                        CT_DTYPE_COUNT));
+        parts[k] = ag_keep(&f, ctag_sum(ag_tmp(&f, ctag_mul(gk, omitted)), 1, &dim,
+                                        false, CT_DTYPE_COUNT));
         ag_end(&f);
         if (parts[k] == NULL) {
             goto done;
@@ -834,8 +858,9 @@ cummax_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
         go[0] = gi[0];
     }
     else {
-        go[0] = ag_to_input(n, 0, ag_scatter_zeros(n->ndim[0], ag_input_sizes(n, 0),
-                                                   n->ints[DIM_SLOT], indices, gi[0], true));
+        go[0] = ag_to_input(n, 0,
+                            ag_scatter_zeros(n->ndim[0], ag_input_sizes(n, 0),
+                                             n->ints[DIM_SLOT], indices, gi[0], true));
     }
     ct_tensor_decref(indices);
     return go[0] != NULL ? 0 : -1;
@@ -950,7 +975,8 @@ ctag_median_all(const ct_tensor *t, bool ignore_nan)
     ct_tensor *r = ignore_nan ? ct_nanmedian(t) : ct_median(t);
     if (r != NULL && ct_dtype_is_floating(r->dtype) && ct_any_requires_grad(1, &t)) {
         ct_node *n = record_reduce(&median_types[ignore_nan], t, 0, NULL, false, 1, &r);
-        if (n == NULL || ct_node_save(n, 0, t, false) < 0 || ct_node_save(n, 1, r, true) < 0) {
+        if (n == NULL || ct_node_save(n, 0, t, false) < 0 ||
+            ct_node_save(n, 1, r, true) < 0) {
             ct_tensor_decref(r);
             return NULL;
         }

@@ -1,23 +1,19 @@
 /* csrc/autograd/functions_select.h -- what the reduction and the sorting
- * formulas share (functions_sort.c): the differentiable gather, scatter
- * into zeros and flip their backwards are written with, and the node of
- * an op whose values are picked from the input by indices (max(dim),
- * median(dim), mode, sort, topk, kthvalue).
+ * formulas share (functions_sort.c): the node of an op whose values are
+ * picked from the input by indices (max(dim), median(dim), mode, sort,
+ * topk, kthvalue) and the scatter into zeros its backward is.
  *
  * Results are new references, NULL with the ct error set; a NULL tensor
- * argument gives NULL (the error already set by whoever made it).
+ * argument gives NULL (the error already set by whoever made it).  No
+ * shared state.
  */
 #ifndef CTORCH_AUTOGRAD_FUNCTIONS_SELECT_H
 #define CTORCH_AUTOGRAD_FUNCTIONS_SELECT_H
 
 #include "functions.h"
 
-/* t.flip(dim) (FlipBackward0). */
-ct_tensor *ag_flip(const ct_tensor *t, int64_t dim);
-/* t.gather(dim, index) (GatherBackward0). */
-ct_tensor *ag_gather(const ct_tensor *t, int64_t dim, const ct_tensor *index);
 /* zeros(sizes).scatter(dim, index, src), or scatter_add with add
- * (ScatterBackward0 / ScatterAddBackward0, gradient to src only). */
+ * (ScatterBackward0 / ScatterAddBackward0: a gradient for src only). */
 ct_tensor *ag_scatter_zeros(int ndim, const int64_t *sizes, int64_t dim,
                             const ct_tensor *index, const ct_tensor *src, bool add);
 

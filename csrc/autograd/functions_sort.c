@@ -1,115 +1,28 @@
 /* csrc/autograd/functions_sort.c -- sort, topk, kthvalue and their
  * derivatives, and the selection helpers of functions_select.h.
  *
- * Payload of these nodes: ints[0..]: the input's sizes (ag_save_meta);
- * ints[CT_MAX_DIMS]: the dim (wrapped); d[0]: keepdim; saved[0]: the
- * indices (selection) or the index (gather, scatter).
+ * Payload of a selection node: ints[0..]: the input's sizes
+ * (ag_save_meta); ints[CT_MAX_DIMS]: the dim (wrapped); d[0]: keepdim;
+ * saved[0]: the indices.
  */
 #include "functions_select.h"
 
 #define DIM_SLOT CT_MAX_DIMS
 
-/* --- flip ------------------------------------------------------------------ */
-
-static int
-flip_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
-{
-    go[0] = ag_flip(gi[0], n->ints[DIM_SLOT]);
-    return go[0] != NULL ? 0 : -1;
-}
-
-static const ct_node_type flip_type = {"FlipBackward0", flip_apply, NULL};
-
-ct_tensor *
-ag_flip(const ct_tensor *t, int64_t dim)
-{
-    AG_NULL_IF_ANY(t);
-    ct_tensor *r = ct_flip(t, 1, &dim);
-    if (r != NULL && ct_dtype_is_floating(r->dtype) && ct_any_requires_grad(1, &t)) {
-        ct_node *n = ct_record(&flip_type, 1, &t, 1, &r);
-        if (n == NULL) {
-            ct_tensor_decref(r);
-            return NULL;
-        }
-        n->ints[DIM_SLOT] = dim;
-    }
-    return r;
-}
-
-/* --- gather and scatter into zeros ----------------------------------------- */
-
-static int gather_apply(ct_node *n, ct_tensor **gi, ct_tensor **go);
-static int scatter_apply(ct_node *n, ct_tensor **gi, ct_tensor **go);
-
-static const ct_node_type gather_type = {"GatherBackward0", gather_apply, NULL};
-static const ct_node_type scatter_types[2] = {{"ScatterBackward0", scatter_apply, NULL},
-                                              {"ScatterAddBackward0", scatter_apply, NULL}};
-
-/* gather's gradient adds g into zeros of t's shape (an index may repeat). */
-static int
-gather_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
-{
-    ct_tensor *index = ct_node_unpack(n, 0);
-    if (index == NULL) {
-        return -1;
-    }
-    go[0] = ag_scatter_zeros(n->ndim[0], ag_input_sizes(n, 0), n->ints[DIM_SLOT], index,
-                             gi[0], true);
-    ct_tensor_decref(index);
-    return go[0] != NULL ? 0 : -1;
-}
-
-/* src's gradient, for scatter and scatter_add alike: g at the indices. */
-static int
-scatter_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
-{
-    ct_tensor *index = ct_node_unpack(n, 0);
-    if (index == NULL) {
-        return -1;
-    }
-    go[0] = ag_gather(gi[0], n->ints[DIM_SLOT], index);
-    ct_tensor_decref(index);
-    return go[0] != NULL ? 0 : -1;
-}
-
-ct_tensor *
-ag_gather(const ct_tensor *t, int64_t dim, const ct_tensor *index)
-{
-    AG_NULL_IF_ANY(t, index);
-    ct_tensor *r = ct_gather(t, dim, index);
-    if (r != NULL && ct_dtype_is_floating(r->dtype) && ct_any_requires_grad(1, &t)) {
-        ct_node *n = ct_record(&gather_type, 1, &t, 1, &r);
-        if (n == NULL || ct_node_save(n, 0, index, false) < 0) {
-            ct_tensor_decref(r);
-            return NULL;
-        }
-        ag_save_meta(n, 0, t);
-        n->ints[DIM_SLOT] = dim;
-    }
-    return r;
-}
+/* --- scatter into zeros ---------------------------------------------------- */
 
 ct_tensor *
 ag_scatter_zeros(int ndim, const int64_t *sizes, int64_t dim, const ct_tensor *index,
                  const ct_tensor *src, bool add)
 {
     AG_NULL_IF_ANY(index, src);
-    ct_tensor *r = ct_zeros(ndim, sizes, src->dtype);
-    if (r == NULL) {
-        return NULL;
+    ct_tensor *z = ct_zeros(ndim, sizes, src->dtype);
+    ct_tensor *r = NULL;
+    if (z != NULL) {
+        r = add ? ctag_scatter_add(z, dim, index, src)
+                : ctag_scatter(z, dim, index, src, ct_scalar_int(0), NULL);
     }
-    if (ct_scatter_(r, dim, index, src, ct_scalar_int(0), add ? "add" : NULL) < 0) {
-        ct_tensor_decref(r);
-        return NULL;
-    }
-    if (ct_dtype_is_floating(r->dtype) && ct_any_requires_grad(1, &src)) {
-        ct_node *n = ct_record(&scatter_types[add], 1, &src, 1, &r);
-        if (n == NULL || ct_node_save(n, 0, index, false) < 0) {
-            ct_tensor_decref(r);
-            return NULL;
-        }
-        n->ints[DIM_SLOT] = dim;
-    }
+    ct_tensor_decref(z);
     return r;
 }
 
@@ -150,8 +63,8 @@ ag_select_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
 }
 
 int
-ag_record_select(const ct_node_type *type, const ct_tensor *t, int64_t dim, bool keepdim,
-                 ct_tensor *values, const ct_tensor *indices)
+ag_record_select(const ct_node_type *type, const ct_tensor *t, int64_t dim,
+                 bool keepdim, ct_tensor *values, const ct_tensor *indices)
 {
     if (!ct_dtype_is_floating(values->dtype) || !ct_any_requires_grad(1, &t)) {
         return 0;

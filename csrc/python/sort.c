@@ -194,7 +194,8 @@ impl_topk(FASTCALL)
         (given = pair_out(&v[5], "topk", o)) < 0) {
         return NULL;
     }
-    RUN_OP(v[0].t->numel, rc = ctag_topk(v[0].t, v[1].i, v[2].i, v[3].b, v[4].b, &a, &b));
+    RUN_OP(v[0].t->numel,
+           rc = ctag_topk(v[0].t, v[1].i, v[2].i, v[3].b, v[4].b, &a, &b));
     return pair_result(RT_topk, rc, a, b, given, o);
 }
 

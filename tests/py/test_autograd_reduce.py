@@ -184,7 +184,8 @@ GRADCHECK = [
     ("cumprod", lambda x: x.cumprod(1)), ("cumprod 0", lambda x: x.cumprod(0)),
     ("cummax", lambda x: x.cummax(1)[0]), ("cummin", lambda x: x.cummin(0)[0]),
     ("softmax", lambda x: x.softmax(1)), ("softmax 0", lambda x: x.softmax(0)),
-    ("log_softmax", lambda x: x.log_softmax(1)), ("log_softmax 0", lambda x: ctorch.log_softmax(x, 0)),
+    ("log_softmax", lambda x: x.log_softmax(1)),
+    ("log_softmax 0", lambda x: ctorch.log_softmax(x, 0)),
     ("sum dtype", lambda x: x.sum(1, dtype=ctorch.float64)),
     ("mean dtype", lambda x: x.mean(dtype=ctorch.float64)),
 ]
@@ -204,7 +205,8 @@ GRADCHECK_3D = [
     ("max", lambda x: x.max(1)[0]), ("median", lambda x: x.median(0)[0]),
     ("sort", lambda x: x.sort(2)[0]), ("topk", lambda x: x.topk(2, 1)[0]),
     ("var", lambda x: x.var((0, 2), keepdim=True)), ("std", lambda x: x.std(1)),
-    ("norm", lambda x: x.norm(3, (1, 2))), ("vector_norm", lambda x: ctorch.linalg.vector_norm(x, 1, (0, 2))),
+    ("norm", lambda x: x.norm(3, (1, 2))),
+    ("vector_norm", lambda x: ctorch.linalg.vector_norm(x, 1, (0, 2))),
     ("logsumexp", lambda x: x.logsumexp((0, 2))), ("cumprod", lambda x: x.cumprod(2)),
     ("cummax", lambda x: x.cummax(1)[0]), ("softmax", lambda x: x.softmax(1)),
     ("log_softmax", lambda x: x.log_softmax(2)),
@@ -462,7 +464,8 @@ DTYPE_EXPRS = [
     "x.prod(dtype=torch.float64)", "x.prod(1, dtype=torch.float64)",
     "x.cumsum(1, dtype=torch.float64)", "x.cumprod(0, dtype=torch.float64)",
     "x.softmax(1, dtype=torch.float64)", "x.log_softmax(0, dtype=torch.float64)",
-    "torch.norm(x, 3, 1, dtype=torch.float64)", "torch.linalg.vector_norm(x, 1, dtype=torch.float64)",
+    "torch.norm(x, 3, 1, dtype=torch.float64)",
+    "torch.linalg.vector_norm(x, 1, dtype=torch.float64)",
 ]
 
 
