@@ -112,6 +112,36 @@ out_error(const char *name)
                     "requires grad.", name);
 }
 
+/* Before an op with out= and in-place forms: PyTorch's checks, and a copy
+ * of self when the formulas need its value from before an in-place write
+ * (*orig, else NULL).  0, or -1 with the error set. */
+static int
+write_begin(bool rec, ct_out_mode mode, ct_tensor *out, const char *name, bool keep_self,
+            const ct_tensor *self, ct_tensor **orig)
+{
+    *orig = NULL;
+    if (mode == CT_OUT_INPLACE && ag_inplace_begin(out) < 0) {
+        return -1;
+    }
+    if (rec && mode == CT_OUT_GIVEN) {
+        return out_error(name);
+    }
+    if (rec && mode == CT_OUT_INPLACE && keep_self && (*orig = ct_clone(self)) == NULL) {
+        return -1;
+    }
+    return 0;
+}
+
+/* After it: the node recorded on the result r (rebasing self's history
+ * for an in-place op).  NULL with the error set on failure. */
+static ct_node *
+write_record(const ct_node_type *type, int nin, const ct_tensor *const *ins, ct_tensor *r,
+             ct_out_mode mode)
+{
+    return mode == CT_OUT_INPLACE ? ct_record_inplace(type, nin, ins, r)
+                                  : ct_record(type, nin, ins, 1, &r);
+}
+
 /* --- binary ops ---------------------------------------------------------- */
 
 static int binary_apply(ct_node *n, ct_tensor **gi, ct_tensor **go);
@@ -161,20 +191,11 @@ ctag_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b, ct_scalar a
     AG_NULL_IF_ANY(a, b);
     const ct_tensor *ins[2] = {a, b};
     bool rec = binary_names[op][0] != NULL && ct_any_requires_grad(2, ins);
-    ct_tensor *orig = NULL;
+    ct_tensor *orig;
 
-    if (mode == CT_OUT_INPLACE && ag_inplace_begin(out) < 0) {
+    if (write_begin(rec, mode, out, ct_binary_names[op],
+                    op != CT_BINARY_ADD && op != CT_BINARY_SUB, a, &orig) < 0) {
         return NULL;
-    }
-    if (rec && mode == CT_OUT_GIVEN) {
-        out_error(ct_binary_names[op]);
-        return NULL;
-    }
-    if (rec && mode == CT_OUT_INPLACE && op != CT_BINARY_ADD && op != CT_BINARY_SUB) {
-        /* the formulas need a's value from before the write */
-        if ((orig = ct_clone(a)) == NULL) {
-            return NULL;
-        }
     }
     ct_tensor *r = ct_binary(op, a, b, alpha, out, mode);
     if (r == NULL) {
@@ -185,9 +206,7 @@ ctag_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b, ct_scalar a
         ct_tensor_bump_version(r);
     }
     if (rec && floating(r->dtype)) {
-        const ct_node_type *type = binary_type(op, is_number(b));
-        ct_node *n = mode == CT_OUT_INPLACE ? ct_record_inplace(type, 2, ins, r)
-                                   : ct_record(type, 2, ins, 1, &r);
+        ct_node *n = write_record(binary_type(op, is_number(b)), 2, ins, r, mode);
         if (n == NULL) {
             goto fail;
         }
@@ -490,17 +509,10 @@ ctag_unary(ct_unary_op op, const ct_tensor *t, ct_tensor *out, ct_out_mode mode)
     AG_NULL_IF_ANY(t);
     const unary_info *info = &unary_infos[op];
     bool rec = info->name != NULL && ct_any_requires_grad(1, &t);
-    ct_tensor *orig = NULL;
+    ct_tensor *orig;
 
-    if (mode == CT_OUT_INPLACE && ag_inplace_begin(out) < 0) {
-        return NULL;
-    }
-    if (rec && mode == CT_OUT_GIVEN) {
-        out_error(ct_unary_names[op]);
-        return NULL;
-    }
-    if (rec && mode == CT_OUT_INPLACE && (info->needs & U_SELF) &&
-        (orig = ct_clone(t)) == NULL) {
+    if (write_begin(rec, mode, out, ct_unary_names[op], (info->needs & U_SELF) != 0, t,
+                    &orig) < 0) {
         return NULL;
     }
     ct_tensor *r = ct_unary(op, t, out, mode);
@@ -514,8 +526,7 @@ ctag_unary(ct_unary_op op, const ct_tensor *t, ct_tensor *out, ct_out_mode mode)
     if (rec && floating(r->dtype)) {
         ct_node_type *type = &unary_types[op];
         type->name = info->name;
-        ct_node *n = mode == CT_OUT_INPLACE ? ct_record_inplace(type, 1, &t, r)
-                                            : ct_record(type, 1, &t, 1, &r);
+        ct_node *n = write_record(type, 1, &t, r, mode);
         if (n == NULL ||
             ((info->needs & U_SELF) &&
              ct_node_save(n, 0, orig != NULL ? orig : t, false) < 0) ||
@@ -926,16 +937,9 @@ ctag_clamp(const ct_tensor *t, const ct_tensor *min, const ct_tensor *max,
     const ct_tensor *ins[3] = {t, min, max};
     bool numbers = (min == NULL || is_number(min)) && (max == NULL || is_number(max));
     bool rec = ct_any_requires_grad(3, ins);
-    ct_tensor *orig = NULL;
+    ct_tensor *orig;
 
-    if (mode == CT_OUT_INPLACE && ag_inplace_begin(out) < 0) {
-        return NULL;
-    }
-    if (rec && mode == CT_OUT_GIVEN) {
-        out_error("clamp");
-        return NULL;
-    }
-    if (rec && mode == CT_OUT_INPLACE && (orig = ct_clone(t)) == NULL) {
+    if (write_begin(rec, mode, out, "clamp", true, t, &orig) < 0) {
         return NULL;
     }
     ct_tensor *r = ct_clamp(t, min, max, out, mode);
@@ -947,10 +951,7 @@ ctag_clamp(const ct_tensor *t, const ct_tensor *min, const ct_tensor *max,
         ct_tensor_bump_version(r);
     }
     if (rec && floating(r->dtype)) {
-        const ct_node_type *type = &clamp_types[numbers];
-        int nin = numbers ? 1 : 3;
-        ct_node *n = mode == CT_OUT_INPLACE ? ct_record_inplace(type, nin, ins, r)
-                                            : ct_record(type, nin, ins, 1, &r);
+        ct_node *n = write_record(&clamp_types[numbers], numbers ? 1 : 3, ins, r, mode);
         if (n == NULL || ct_node_save(n, 0, orig != NULL ? orig : t, false) < 0 ||
             ct_node_save(n, 1, min, false) < 0 || ct_node_save(n, 2, max, false) < 0) {
             ct_tensor_decref(orig);
