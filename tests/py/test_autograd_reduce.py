@@ -80,6 +80,10 @@ NAMES = [
     ("torch.linalg.vector_norm(x)", "LinalgVectorNormBackward0"),
     ("torch.linalg.vector_norm(x, 1, dim=1)", "LinalgVectorNormBackward0"),
     ("torch.linalg.vector_norm(x, float('-inf'), dim=(0, 1))", "LinalgVectorNormBackward0"),
+    ("torch.linalg.norm(x)", "LinalgVectorNormBackward0"),
+    ("torch.linalg.norm(x, dim=1)", "LinalgVectorNormBackward0"),
+    ("torch.linalg.norm(x, 3, dim=0, keepdim=True)", "LinalgVectorNormBackward0"),
+    ("torch.linalg.norm(x[0], float('inf'))", "LinalgVectorNormBackward0"),
     ("x.logsumexp(1)", "LogsumexpBackward0"), ("x.logsumexp((0, 1))", "LogsumexpBackward0"),
     ("x.cumsum(1)", "CumsumBackward0"), ("x.cumsum(0, dtype=torch.float32)", "CumsumBackward0"),
     ("x.cumprod(1)", "CumprodBackward0"), ("x.cummax(1)", "CummaxBackward0"),
@@ -178,6 +182,10 @@ GRADCHECK = [
     ("vector_norm", lambda x: ctorch.linalg.vector_norm(x, 2, dim=1)),
     ("vector_norm 4", lambda x: ctorch.linalg.vector_norm(x, 4)),
     ("vector_norm inf", lambda x: ctorch.linalg.vector_norm(x, INF, dim=0, keepdim=True)),
+    ("linalg.norm", lambda x: ctorch.linalg.norm(x)),
+    ("linalg.norm 1 dim", lambda x: ctorch.linalg.norm(x, 1, dim=1)),
+    ("linalg.norm 0.5", lambda x: ctorch.linalg.norm(x[1], 0.5)),
+    ("linalg.norm -inf", lambda x: ctorch.linalg.norm(x, -INF, dim=0)),
     ("logsumexp", lambda x: x.logsumexp(1)), ("logsumexp dims", lambda x: x.logsumexp((0, 1))),
     ("logsumexp keepdim", lambda x: x.logsumexp(0, keepdim=True)),
     ("cumsum", lambda x: x.cumsum(1)), ("cumsum 0", lambda x: x.cumsum(0)),
@@ -291,6 +299,8 @@ TORCH_EXPRS = [
     "x.norm()", "x.norm(1)", "x.norm(3, 1)", "x.norm(1.5, 0)", "x.norm(0.5, 1)", "x.norm(-2)",
     "x.norm(float('inf'), 1)", "x.norm(float('-inf'))", "x.norm(p='fro', dim=(0, 1))",
     "torch.linalg.vector_norm(x, 2, 1)", "torch.linalg.vector_norm(x, 3.5)",
+    "torch.linalg.norm(x)", "torch.linalg.norm(x, 1.5, dim=1)", "torch.linalg.norm(x[0], -1)",
+    "torch.linalg.norm(x[:, 1], float('inf'))",
     "x.logsumexp(1)", "x.logsumexp((0, 1), keepdim=True)", "x.cumsum(1)", "x.cumsum(0)",
     "x.cumprod(1)", "x.cumprod(0)", "x.cummax(1)[0]", "x.cummin(0)[0]", "x.softmax(1)",
     "x.softmax(0)", "x.log_softmax(1)", "x.log_softmax(0)",
@@ -438,12 +448,17 @@ NORM_PS = [2, 1, 3, 1.5, 0.5, -1, INF, -INF, 0]
 
 
 @pytest.mark.parametrize("p", NORM_PS)
-@pytest.mark.parametrize("fn", ["norm", "vector_norm"])
+@pytest.mark.parametrize("fn", ["norm", "vector_norm", "linalg.norm"])
 def test_zero_vector_norm_vs_torch(torch_ref, p, fn):
     res = []
     for m in (ctorch, torch_ref):
         x = m.zeros(2, 3, dtype=m.float64, requires_grad=True)
-        out = x.norm(p, 1) if fn == "norm" else m.linalg.vector_norm(x, p, 1)
+        if fn == "norm":
+            out = x.norm(p, 1)
+        elif fn == "vector_norm":
+            out = m.linalg.vector_norm(x, p, 1)
+        else:
+            out = m.linalg.norm(x, p, dim=1)
         out.sum().backward()
         res.append(None if x.grad is None else x.grad.tolist())
     assert res[0] == res[1]
