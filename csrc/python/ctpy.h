@@ -214,7 +214,8 @@ PyObject *ctpy_node_wrap(ct_node *n);       /* grad_fn objects (None for NULL) *
     X(index)                    \
     X(sort)                     \
     X(autograd)                 \
-    X(random)
+    X(random)                   \
+    X(nn_activation)
 
 #define X(F)                                                               \
     extern PyMethodDef ctpy_##F##_methods[] __attribute__((weak));         \

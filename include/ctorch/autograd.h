@@ -423,4 +423,7 @@ ct_tensor *ctag_vstack(int64_t n, const ct_tensor *const *ts, ct_tensor *out);
 ct_tensor *ctag_dstack(int64_t n, const ct_tensor *const *ts, ct_tensor *out);
 ct_tensor *ctag_column_stack(int64_t n, const ct_tensor *const *ts, ct_tensor *out);
 
+/* The activations of torch.nn (functions_activation.c). */
+#include "autograd_activation.h"
+
 #endif

@@ -21,4 +21,8 @@
 #include "ops_sort.h"
 #endif
 
+#if __has_include("ops_activation.h")
+#include "ops_activation.h"
+#endif
+
 #endif

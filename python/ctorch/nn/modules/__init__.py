@@ -1,2 +1,15 @@
 """The nn module classes; each family's file adds its names here."""
 from .module import Module  # noqa: F401
+from .linear import Bilinear, Identity, Linear  # noqa: F401
+from .container import (  # noqa: F401
+    Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential,
+)
+from .activation import (  # noqa: F401
+    CELU, ELU, GELU, GLU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
+    LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, RReLU, SELU, Sigmoid, SiLU, Softmax,
+    Softmax2d, Softmin, Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold,
+)
+from .dropout import (  # noqa: F401
+    AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout,
+)
+from .flatten import Flatten, Unflatten  # noqa: F401

@@ -1,0 +1,540 @@
+"""nn.functional: linear layers, activations, dropout, softmax, one_hot,
+normalize, distances and pad.  Thin wrappers: the arithmetic runs in _C
+(the activations with parameters in aten/cpu/activation.c, with their
+derivatives in csrc/autograd/functions_activation.c)."""
+import math
+import warnings
+
+from .. import _C
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+
+__all__ = [
+    "linear", "bilinear", "identity",
+    "dropout", "alpha_dropout", "dropout1d", "dropout2d", "dropout3d",
+    "feature_alpha_dropout",
+    "threshold", "threshold_", "relu", "relu_", "glu", "hardtanh", "hardtanh_", "relu6",
+    "elu", "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu", "leaky_relu_", "prelu",
+    "rrelu", "rrelu_", "logsigmoid", "gelu", "hardshrink", "tanhshrink", "softsign",
+    "softplus", "softmin", "softmax", "gumbel_softmax", "log_softmax", "softshrink",
+    "tanh", "sigmoid", "hardsigmoid", "silu", "mish", "hardswish",
+    "one_hot", "normalize", "cosine_similarity", "pairwise_distance", "pad",
+]
+
+_OPS = _C._activation_ops()
+_act = _C._activation
+
+
+def _check_tensor(fname, input):
+    if not isinstance(input, Tensor):
+        raise TypeError("%s(): argument 'input' (position 1) must be Tensor, not %s"
+                        % (fname, type(input).__name__))
+
+
+# --- linear -------------------------------------------------------------------
+
+def linear(input, weight, bias=None):
+    """y = input @ weight.T + bias, recorded as PyTorch 1.13's at::linear
+    records it: addmm for a 2-D input with bias, addmm on the flattened
+    input for a contiguous 3-D one, else matmul (plus an in-place add)."""
+    if input.dim() == 2 and bias is not None:
+        return _C.addmm(bias, input, weight.t())
+    if bias is not None:
+        if input.dim() == 3 and input.is_contiguous():
+            sizes = input.shape
+            out = _C.addmm(bias, input.view(-1, sizes[2]), weight.t())
+            return out.view(sizes[0], sizes[1], out.size(1))
+        output = _C.matmul(input, weight.t())
+        output += bias
+        return output
+    return _C.matmul(input, weight.t())
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]."""
+    if input1.dim() != input2.dim():
+        raise RuntimeError("bilinear(): input dimensions do not match: got %d and %d"
+                           % (input1.dim(), input2.dim()))
+    for i in range(input1.dim() - 1):
+        if input1.size(i) != input2.size(i):
+            raise RuntimeError("bilinear(): input batch dimensions do not match: got "
+                               "%d and %d" % (input1.size(i), input2.size(i)))
+    if input1.size(-1) != weight.size(1):
+        raise RuntimeError("bilinear(): input1 size does not match weight size: got %d "
+                           "but expected %d" % (input1.size(-1), weight.size(1)))
+    if input2.size(-1) != weight.size(2):
+        raise RuntimeError("bilinear(): input2 size does not match weight size: got %d "
+                           "but expected %d" % (input2.size(-1), weight.size(2)))
+    if bias is not None and bias.size(0) != weight.size(0):
+        raise RuntimeError("bilinear(): bias size does not match weight size: got %d "
+                           "but expected %d" % (bias.size(0), weight.size(0)))
+    lead = input1.shape[:-1]
+    x1 = input1.reshape(-1, input1.size(-1))
+    x2 = input2.reshape(-1, input2.size(-1))
+    # (x1 W_o) . x2 for every o: one matmul against the weight laid out as
+    # [i, o * j], then a batched dot with x2
+    o, i, j = weight.shape
+    t = _C.matmul(x1, weight.permute(1, 0, 2).reshape(i, o * j)).view(-1, o, j)
+    out = _C.matmul(t, x2.unsqueeze(-1)).squeeze(-1)
+    if bias is not None:
+        out = out + bias
+    return out.reshape(tuple(lead) + (o,))
+
+
+def identity(input):
+    return input
+
+
+# --- dropout ------------------------------------------------------------------
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError("dropout probability has to be between 0 and 1, but got {}"
+                         .format(p))
+
+
+def _dropout_impl(input, p, train, inplace, feature, alpha):
+    """at::_dropout_impl: the noise is a bernoulli(1 - p) draw over the input
+    (or one per feature map) scaled to keep the expectation; the same draws
+    as PyTorch's CPU kernel, so seeded masks agree."""
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        z = _C.zeros((), dtype=input.dtype)
+        return input.mul_(z) if inplace else input * z
+    if feature:
+        if input.dim() < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the "
+                               "input")
+        shape = (input.size(0), input.size(1)) + (1,) * (input.dim() - 2)
+        noise = _C.empty(shape, dtype=input.dtype)
+    else:
+        noise = _C.empty(tuple(input.shape), dtype=input.dtype)
+    noise.bernoulli_(1 - p)
+    if alpha:
+        a_const = 1.7580993408473766
+        a = 1. / math.sqrt((a_const * a_const * p + 1) * (1 - p))
+        b = noise.add(-1).mul_(a_const * a).add_(a_const * a * p)
+        noise.mul_(a)
+        out = input.mul_(noise) if inplace else input * noise
+        return out.add_(b)
+    noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace, False, False)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace, False, True)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace, True, True)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a "
+                           f"{inp_dim}D input. Note that dropout1d exists to provide "
+                           "channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D "
+                           "or 3D inputs).")
+    is_batched = inp_dim == 3
+    if not is_batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _dropout_impl(input, p, training, inplace, True, False)
+    if not is_batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {inp_dim}-D input to dropout2d, which is "
+                      "deprecated and will result in an error in a future release. To "
+                      "retain the behavior and silence this warning, please use dropout "
+                      "instead. Note that dropout2d exists to provide channel-wise "
+                      "dropout on inputs with 2 spatial dimensions, a channel dimension, "
+                      "and an optional batch dimension (i.e. 3D or 4D inputs).")
+    if inp_dim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that "
+                      "channel-wise 1D dropout behavior is desired - input is interpreted "
+                      "as shape (N, C, L), where C is the channel dim. This behavior will "
+                      "change in a future release to interpret the input as one without a "
+                      "batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+                      "channel-wise dropout behavior, please switch to using dropout1d "
+                      "instead.")
+    return _dropout_impl(input, p, training, inplace, True, False)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {inp_dim}-D input to dropout3d, which is "
+                      "deprecated and will result in an error in a future release. To "
+                      "retain the behavior and silence this warning, please use dropout "
+                      "instead. Note that dropout3d exists to provide channel-wise "
+                      "dropout on inputs with 3 spatial dimensions, a channel dimension, "
+                      "and an optional batch dimension (i.e. 4D or 5D inputs).")
+    is_batched = inp_dim == 5
+    if not is_batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _dropout_impl(input, p, training, inplace, True, False)
+    if not is_batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+# --- activations --------------------------------------------------------------
+
+def threshold(input, threshold, value, inplace=False):
+    return _C.threshold_(input, threshold, value) if inplace else \
+        _C.threshold(input, threshold, value)
+
+
+threshold_ = _C.threshold_
+
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else _C.relu(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be "
+                           "even")
+    n = input.size(dim)
+    if n % 2 != 0:
+        d = dim if dim >= 0 else dim + input.dim()
+        raise RuntimeError("Halving dimension must be even, but dimension %d is size %d"
+                           % (d, n))
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def hardtanh(input, min_val=-1., max_val=1., inplace=False):
+    _check_tensor("hardtanh", input)
+    return _act(input, _OPS["hardtanh"], min_val, max_val, 0., inplace)
+
+
+def hardtanh_(input, min_val=-1., max_val=1.):
+    return hardtanh(input, min_val, max_val, True)
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0., 6., inplace)
+
+
+def elu(input, alpha=1., inplace=False):
+    _check_tensor("elu", input)
+    return _act(input, _OPS["elu"], alpha, 1., 1., inplace)
+
+
+def elu_(input, alpha=1.):
+    return elu(input, alpha, True)
+
+
+def selu(input, inplace=False):
+    return _C.selu_(input) if inplace else _C.selu(input)
+
+
+selu_ = _C.selu_
+
+
+def celu(input, alpha=1., inplace=False):
+    return _C.celu_(input, alpha) if inplace else _C.celu(input, alpha)
+
+
+celu_ = _C.celu_
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    _check_tensor("leaky_relu", input)
+    return _act(input, _OPS["leaky_relu"], negative_slope, 0., 0., inplace)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, True)
+
+
+def prelu(input, weight):
+    """max(0, x) + weight * min(0, x), weight per channel (dim 1) or shared."""
+    n = weight.numel()
+    if n != 1:
+        channels = input.size(1) if input.dim() >= 2 else 1
+        if n != channels:
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. "
+                               "Found parameter numbers = %d and channel size = %d."
+                               % (n, channels))
+        if input.dim() >= 2:
+            weight = weight.reshape((n,) + (1,) * (input.dim() - 2))
+    return _C.where(input > 0, input, weight * input)
+
+
+def rrelu(input, lower=1. / 8, upper=1. / 3, training=False, inplace=False):
+    """Leaky ReLU whose negative slope is drawn from U(lower, upper) per
+    element in training, fixed at their mean in evaluation."""
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    slope = _C.empty(tuple(input.shape), dtype=input.dtype).uniform_(lower, upper)
+    out = _C.where(input >= 0, input, input * slope)
+    if inplace:
+        with no_grad():
+            input.copy_(out)
+        return input
+    return out
+
+
+def rrelu_(input, lower=1. / 8, upper=1. / 3, training=False):
+    return rrelu(input, lower, upper, training, True)
+
+
+def logsigmoid(input):
+    _check_tensor("log_sigmoid", input)
+    return _act(input, _OPS["log_sigmoid"])
+
+
+def gelu(input, approximate="none"):
+    """x * Phi(x), or its tanh approximation with approximate='tanh'."""
+    if approximate == "none":
+        return _C.gelu(input)
+    if approximate == "tanh":
+        return _act(input, _OPS["gelu_tanh"])
+    raise RuntimeError("approximate argument must be either none or tanh.")
+
+
+def hardshrink(input, lambd=0.5):
+    return _C.hardshrink(input, lambd)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def softplus(input, beta=1, threshold=20):
+    _check_tensor("softplus", input)
+    return _act(input, _OPS["softplus"], beta, threshold)
+
+
+def _get_softmax_dim(name, ndim, stacklevel):
+    warnings.warn("Implicit dimension choice for {} has been deprecated. Change the call "
+                  "to include dim=X as an argument.".format(name), stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    if dtype is None:
+        return (-input).softmax(dim)
+    return (-input).softmax(dim, dtype=dtype)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
+    if dtype is None:
+        return input.softmax(dim)
+    return input.softmax(dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    if dtype is None:
+        return input.log_softmax(dim)
+    return input.log_softmax(dim, dtype=dtype)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.")
+    gumbels = -_C.empty_like(logits).exponential_().log()
+    gumbels = (logits + gumbels) / tau
+    y_soft = gumbels.softmax(dim)
+    if hard:
+        index = y_soft.max(dim, keepdim=True)[1]
+        y_hard = _C.zeros_like(logits).scatter_(dim, index, 1.0)
+        return y_hard - y_soft.detach() + y_soft
+    return y_soft
+
+
+def softshrink(input, lambd=0.5):
+    if lambd < 0:
+        raise RuntimeError("lambda must be greater or equal to 0, but found to be %s."
+                           % _fmt_scalar(lambd))
+    _check_tensor("softshrink", input)
+    return _act(input, _OPS["softshrink"], lambd)
+
+
+def _fmt_scalar(v):
+    # c10's Scalar printing: integral values without a fraction
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+
+def tanh(input):
+    warnings.warn("nn.functional.tanh is deprecated. Use torch.tanh instead.")
+    return input.tanh()
+
+
+def sigmoid(input):
+    warnings.warn("nn.functional.sigmoid is deprecated. Use torch.sigmoid instead.")
+    return input.sigmoid()
+
+
+def hardsigmoid(input, inplace=False):
+    _check_tensor("hardsigmoid", input)
+    return _act(input, _OPS["hardsigmoid"], inplace=inplace)
+
+
+def silu(input, inplace=False):
+    return input.silu_() if inplace else _C.silu(input)
+
+
+def mish(input, inplace=False):
+    _check_tensor("mish", input)
+    return _act(input, _OPS["mish"], inplace=inplace)
+
+
+def hardswish(input, inplace=False):
+    _check_tensor("hardswish", input)
+    return _act(input, _OPS["hardswish"], inplace=inplace)
+
+
+# --- one_hot, normalize, distances ---------------------------------------------
+
+def one_hot(tensor, num_classes=-1):
+    """int64 tensor of shape (*, num_classes) with ones at the indices."""
+    if tensor.dtype != _C.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor.")
+    if tensor.numel() == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return _C.empty(tuple(tensor.shape) + (num_classes,), dtype=_C.int64)
+    if int(tensor.min()) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(tensor.max()) + 1
+    elif int(tensor.max()) >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = _C.zeros(tuple(tensor.shape) + (num_classes,), dtype=_C.int64)
+    return out.scatter_(-1, tensor.unsqueeze(-1), 1)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p along dim, eps)."""
+    if out is None:
+        denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+        return input / denom
+    denom = input.norm(p, dim, keepdim=True).clamp_min_(eps).expand_as(input)
+    return _C.div(input, denom, out=out)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """sum(x1 / ||x1|| * x2 / ||x2||) along dim, each norm at least eps,
+    composed as PyTorch 1.13 composes it."""
+    common = _C.result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype "
+                           "is %s" % str(common).replace("torch.", "").capitalize())
+    a, b = _C.broadcast_tensors(x1.to(common), x2.to(common))
+    na = (a * a).sum(dim, keepdim=True)
+    nb = (b * b).sum(dim, keepdim=True)
+    with no_grad():
+        na.clamp_min_(eps * eps)
+        nb.clamp_min_(eps * eps)
+    return ((a / na.sqrt()) * (b / nb.sqrt())).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    output_dim = max(x1.dim(), x2.dim())
+    return _C.norm(x1 - x2 + eps, p, output_dim - 1, keepdim)
+
+
+# --- pad --------------------------------------------------------------------------
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad the last len(pad) // 2 dims: pad = (left, right, top, bottom, ...);
+    modes constant (any dims, negative pads crop), reflect, replicate,
+    circular (the last 1-3 dims of a batched or unbatched input)."""
+    pad = list(pad)
+    if len(pad) % 2 != 0:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError("Padding length too large")
+    if mode == "constant":
+        return _constant_pad(input, pad, 0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError("Unrecognised padding mode " + str(mode))
+    if value is not None and value != 0:
+        raise RuntimeError('Padding mode "%s" doesn\'t take in value argument' % mode)
+    npad = len(pad) // 2
+    if not (1 <= npad <= 3 and input.dim() in (npad + 1, npad + 2)):
+        raise NotImplementedError("Only 2D, 3D, 4D, 5D padding with non-constant padding "
+                                  "are supported for now")
+    out = input
+    for k in range(npad):
+        d = input.dim() - 1 - k
+        lo, hi = pad[2 * k], pad[2 * k + 1]
+        n = input.size(d)
+        if mode == "reflect" and (lo >= n or hi >= n):
+            raise RuntimeError("Argument #%d: Padding size should be less than the "
+                               "corresponding input dimension, but got: padding (%d, %d) "
+                               "at dimension %d of input %s"
+                               % (4 + 2 * k, lo, hi, d, list(input.shape)))
+        if mode == "circular" and (lo > n or hi > n):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        idx = _C.arange(-lo, n + hi)
+        if mode == "reflect":
+            # mirror about the edges without repeating them
+            idx = idx.abs()
+            idx = (n - 1) - ((n - 1) - idx).abs()
+        elif mode == "replicate":
+            idx = idx.clamp(0, n - 1)
+        else:
+            idx = idx.remainder(n)
+        out = out.index_select(d, idx)
+    return out
+
+
+def _constant_pad(input, pad, value):
+    nd = input.dim()
+    shape = list(input.shape)
+    src = [slice(None)] * nd
+    dst = [slice(None)] * nd
+    for k in range(len(pad) // 2):
+        d = nd - 1 - k
+        lo, hi = pad[2 * k], pad[2 * k + 1]
+        n = shape[d]
+        new = n + lo + hi
+        if new < 0:
+            raise RuntimeError("The input size %d, plus negative padding %d and %d "
+                               "resulted in a negative output size, which is invalid. "
+                               "Check dimension %d of your input." % (n, lo, hi, d))
+        shape[d] = new
+        # crop the input where a pad is negative, place it where positive
+        src[d] = slice(max(-lo, 0), n - max(-hi, 0))
+        dst[d] = slice(max(lo, 0), new - max(hi, 0))
+    out = _C.full(tuple(shape), value, dtype=input.dtype)
+    view = out[tuple(dst)]
+    if view.numel() > 0:
+        view.copy_(input[tuple(src)])
+    return out
