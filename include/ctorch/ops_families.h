@@ -25,4 +25,6 @@
 #include "ops_activation.h"
 #endif
 
+#include "ops_nn.h"
+
 #endif

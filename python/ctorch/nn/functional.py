@@ -3,3 +3,4 @@ Each family keeps its functions in a private module (nn/_functional_*.py)
 and is re-exported here."""
 from ._functional_basic import *  # noqa: F401,F403,E402
 from ._functional_basic import _get_softmax_dim  # noqa: F401,E402
+from ._functional_loss import *  # noqa: F401,F403,E402

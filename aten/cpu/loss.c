@@ -1,0 +1,889 @@
+/* aten/cpu/loss.c -- the loss kernels of torch.nn: the pointwise losses
+ * (mse, smooth_l1, huber, binary_cross_entropy and its with_logits form)
+ * and the negative log likelihood (nll_loss, nll_loss2d), forward and
+ * backward.  See include/ctorch/ops_nn.h.
+ *
+ * Note [Pointwise loss engine]
+ * Every operand of a pointwise loss (input, target, the optional weight
+ * and pos_weight, and the incoming gradient of a backward) is made either
+ * one element (read with step 0) or a contiguous tensor of the common
+ * broadcast shape (step 1); a missing optional operand reads a constant 1.
+ * One typed loop per (direction, op, dtype) then walks the n elements,
+ * calling the op's element function in the dtype's compute type (so a
+ * float32 'none' loss is bit for bit torch's) and either storing each
+ * value or adding it to a double accumulator (mean / sum: one pass, no
+ * intermediate tensor).  Large inputs are split across threads, each
+ * with its own partial sum, added in thread order.  The element functions
+ * follow torch 1.13's CPU kernels operation by operation.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <tgmath.h>
+
+#include "aten/cpu/cpu_impl.h"
+#include "aten/cpu/reduce_impl.h"
+#include "aten/parallel.h"
+#include "c10/convert.h"
+
+#define MIN_PER_THREAD 32768
+
+const char *const ct_ploss_names[CT_PLOSS_COUNT] = {
+#define X(E, N, K) [E] = N,
+    CT_FORALL_PLOSS(X)
+#undef X
+};
+
+static const char *const ploss_kernels[CT_PLOSS_COUNT] = {
+#define X(E, N, K) [E] = K,
+    CT_FORALL_PLOSS(X)
+#undef X
+};
+
+/* --- element functions ---------------------------------------------------
+ * x input, y target, w weight, q pos_weight, g incoming gradient (each 1
+ * when absent), p beta / delta, mul and div the reduction's factor and
+ * divisor, haspw whether pos_weight was given.  Stamped for the two
+ * compute types; tgmath.h picks logf / log etc. by argument type. */
+#define ELEMENT_FNS(A)                                                           \
+    static inline A max_##A(A a, A b) { return a < b ? b : a; }                 \
+    static inline A sigmoid_##A(A x) { return (A)1 / ((A)1 + exp(-x)); }        \
+    static inline A log_sigmoid_##A(A x)                                        \
+    {                                                                           \
+        return (x < 0 ? x : (A)0) - log1p(exp(-fabs(x)));                       \
+    }                                                                           \
+    static inline A fwd_mse_##A(A x, A y, A w, A q, A g, A p, A mul, A div,     \
+                                bool haspw)                                     \
+    {                                                                           \
+        (void)w, (void)q, (void)g, (void)p, (void)mul, (void)div, (void)haspw;  \
+        return (x - y) * (x - y);                                               \
+    }                                                                           \
+    static inline A fwd_sl1_##A(A x, A y, A w, A q, A g, A p, A mul, A div,     \
+                                bool haspw)                                     \
+    {                                                                           \
+        (void)w, (void)q, (void)g, (void)mul, (void)div, (void)haspw;           \
+        A z = fabs(x - y);                                                      \
+        return z < p ? (A)0.5 * z * z / p : z - (A)0.5 * p;                     \
+    }                                                                           \
+    static inline A fwd_huber_##A(A x, A y, A w, A q, A g, A p, A mul, A div,   \
+                                  bool haspw)                                   \
+    {                                                                           \
+        (void)w, (void)q, (void)g, (void)mul, (void)div, (void)haspw;           \
+        A z = fabs(x - y);                                                      \
+        return z < p ? (A)0.5 * z * z : p * (z - (A)0.5 * p);                   \
+    }                                                                           \
+    static inline A fwd_bce_##A(A x, A y, A w, A q, A g, A p, A mul, A div,     \
+                                bool haspw)                                     \
+    {                                                                           \
+        (void)q, (void)g, (void)p, (void)mul, (void)div, (void)haspw;           \
+        return ((y - (A)1) * max_##A(log1p(-x), (A)-100) -                      \
+                y * max_##A(log(x), (A)-100)) * w;                              \
+    }                                                                           \
+    static inline A fwd_bcel_##A(A x, A y, A w, A q, A g, A p, A mul, A div,    \
+                                 bool haspw)                                    \
+    {                                                                           \
+        (void)g, (void)p, (void)mul, (void)div;                                 \
+        A m = max_##A(-x, (A)0);                                                \
+        A lse = log(exp(-m) + exp(-x - m));                                     \
+        if (haspw) {                                                            \
+            A lw = (q - (A)1) * y + (A)1;                                       \
+            return (((A)1 - y) * x + lw * (lse + m)) * w;                       \
+        }                                                                       \
+        return (((A)1 - y) * x + m + lse) * w;                                  \
+    }                                                                           \
+    static inline A bwd_mse_##A(A x, A y, A w, A q, A g, A p, A mul, A div,     \
+                                bool haspw)                                     \
+    {                                                                           \
+        (void)w, (void)q, (void)p, (void)div, (void)haspw;                      \
+        return mul * (x - y) * g;                                               \
+    }                                                                           \
+    static inline A bwd_sl1_##A(A x, A y, A w, A q, A g, A p, A mul, A div,     \
+                                bool haspw)                                     \
+    {                                                                           \
+        (void)w, (void)q, (void)div, (void)haspw;                               \
+        A d = x - y;                                                            \
+        return d <= -p ? -mul * g : d >= p ? mul * g : mul * d * g / p;         \
+    }                                                                           \
+    static inline A bwd_huber_##A(A x, A y, A w, A q, A g, A p, A mul, A div,   \
+                                  bool haspw)                                   \
+    {                                                                           \
+        (void)w, (void)q, (void)div, (void)haspw;                               \
+        A d = x - y;                                                            \
+        return d <= -p ? -mul * g * p : d >= p ? mul * g * p : mul * d * g;     \
+    }                                                                           \
+    static inline A bwd_bce_##A(A x, A y, A w, A q, A g, A p, A mul, A div,     \
+                                bool haspw)                                     \
+    {                                                                           \
+        (void)q, (void)p, (void)mul, (void)haspw;                               \
+        return g * (x - y) / max_##A(((A)1 - x) * x, (A)1e-12) * w / div;       \
+    }                                                                           \
+    static inline A bwd_bcel_##A(A x, A y, A w, A q, A g, A p, A mul, A div,    \
+                                 bool haspw)                                    \
+    {                                                                           \
+        (void)p, (void)mul;                                                     \
+        if (haspw) {                                                            \
+            A t = q * y;                                                        \
+            return ((t + (A)1 - y) * sigmoid_##A(x) - t) * g * w / div;         \
+        }                                                                       \
+        return (sigmoid_##A(x) - y) * g * w / div;                              \
+    }                                                                           \
+    static inline A tgt_bce_##A(A x, A y, A w, A q, A g, A p, A mul, A div,     \
+                                bool haspw)                                     \
+    {                                                                           \
+        (void)y, (void)q, (void)p, (void)mul, (void)haspw;                      \
+        return -log(x / ((A)1 - x)) * g * w / div;                              \
+    }                                                                           \
+    static inline A tgt_bcel_##A(A x, A y, A w, A q, A g, A p, A mul, A div,    \
+                                 bool haspw)                                    \
+    {                                                                           \
+        (void)y, (void)p, (void)mul;                                            \
+        if (haspw) {                                                            \
+            return (log_sigmoid_##A(-x) - log_sigmoid_##A(x) * q) * g * w / div; \
+        }                                                                       \
+        return -x * g * w / div;                                                \
+    }                                                                           \
+    static inline bool bad_none_##A(A x) { (void)x; return false; }             \
+    static inline bool bad_unit_##A(A x) { return !(x >= 0 && x <= 1); }
+
+ELEMENT_FNS(float)
+ELEMENT_FNS(double)
+#undef ELEMENT_FNS
+
+/* --- the loops ------------------------------------------------------------ */
+
+typedef struct {
+    int64_t n;
+    const char *x, *y, *w, *q, *g;      /* NULL: the constant 1 */
+    int64_t xs, ys, ws, qs, gs;         /* element steps, 0 or 1 */
+    char *out;                          /* NULL: accumulate */
+    double p, mul, div;
+    bool haspw;
+    int nthreads;
+    double *partial;                    /* one per thread */
+    bool *bad;                          /* one per thread */
+} pjob;
+
+typedef double (*ploss_loop)(const pjob *j, int64_t lo, int64_t hi, bool *bad);
+
+/* Elements [lo, hi) of a pointwise loss job; returns their sum when not
+ * storing.  BAD flags an input torch rejects (BCE's range check). */
+#define PLOSS_LOOP(NAME, T, S, A, EL, BAD)                                      \
+    static double NAME(const pjob *j, int64_t lo, int64_t hi, bool *bad)        \
+    {                                                                           \
+        const T one = ct__##S##_from_f64(1.0);                                  \
+        const T *px = (const T *)j->x, *py = (const T *)j->y;                   \
+        const T *pw = j->w ? (const T *)j->w : &one;                            \
+        const T *pq = j->q ? (const T *)j->q : &one;                            \
+        const T *pg = j->g ? (const T *)j->g : &one;                            \
+        const A p = (A)j->p, mul = (A)j->mul, div = (A)j->div;                  \
+        T *po = (T *)j->out;                                                    \
+        double acc = 0;                                                         \
+        bool b = false;                                                         \
+        for (int64_t i = lo; i < hi; i++) {                                     \
+            A x = ct__load_##S(px + i * j->xs);                                 \
+            A v = EL(x, ct__load_##S(py + i * j->ys), ct__load_##S(pw + i * j->ws), \
+                     ct__load_##S(pq + i * j->qs), ct__load_##S(pg + i * j->gs), \
+                     p, mul, div, j->haspw);                                    \
+            b |= BAD(x);                                                        \
+            if (po != NULL) {                                                   \
+                ct__store_##S(po + i, v);                                       \
+            }                                                                   \
+            else {                                                              \
+                acc += (double)v;                                               \
+            }                                                                   \
+        }                                                                       \
+        *bad = *bad || b;                                                       \
+        return acc;                                                             \
+    }
+
+#define STAMP_ONE(S, T, A, EL, BAD) PLOSS_LOOP(EL##_##S, T, S, A, EL##_##A, BAD##_##A)
+#define STAMP_DTYPE(E, T, S, A)                                                 \
+    STAMP_ONE(S, T, A, fwd_mse, bad_none)                                       \
+    STAMP_ONE(S, T, A, fwd_sl1, bad_none)                                       \
+    STAMP_ONE(S, T, A, fwd_huber, bad_none)                                     \
+    STAMP_ONE(S, T, A, fwd_bce, bad_unit)                                       \
+    STAMP_ONE(S, T, A, fwd_bcel, bad_none)                                      \
+    STAMP_ONE(S, T, A, bwd_mse, bad_none)                                       \
+    STAMP_ONE(S, T, A, bwd_sl1, bad_none)                                       \
+    STAMP_ONE(S, T, A, bwd_huber, bad_none)                                     \
+    STAMP_ONE(S, T, A, bwd_bce, bad_none)                                       \
+    STAMP_ONE(S, T, A, bwd_bcel, bad_none)                                      \
+    STAMP_ONE(S, T, A, tgt_bce, bad_none)                                       \
+    STAMP_ONE(S, T, A, tgt_bcel, bad_none)
+CT_FORALL_FLOATING_DTYPES(STAMP_DTYPE)
+#undef STAMP_DTYPE
+#undef STAMP_ONE
+
+enum { DIR_FWD, DIR_BWD, DIR_TGT, DIR_COUNT };
+
+/* loops[direction][op][dtype]; NULL: not a (direction, op) pair (the
+ * target gradient of mse / smooth_l1 / huber is the input gradient with
+ * input and target swapped, as torch computes it). */
+static const ploss_loop ploss_loops[DIR_COUNT][CT_PLOSS_COUNT][CT_DTYPE_COUNT] = {
+#define D(E, T, S, A) [E] = fwd_mse_##S,
+    [DIR_FWD][CT_PLOSS_MSE] = {CT_FORALL_FLOATING_DTYPES(D)},
+#undef D
+#define D(E, T, S, A) [E] = fwd_sl1_##S,
+    [DIR_FWD][CT_PLOSS_SMOOTH_L1] = {CT_FORALL_FLOATING_DTYPES(D)},
+#undef D
+#define D(E, T, S, A) [E] = fwd_huber_##S,
+    [DIR_FWD][CT_PLOSS_HUBER] = {CT_FORALL_FLOATING_DTYPES(D)},
+#undef D
+#define D(E, T, S, A) [E] = fwd_bce_##S,
+    [DIR_FWD][CT_PLOSS_BCE] = {CT_FORALL_FLOATING_DTYPES(D)},
+#undef D
+#define D(E, T, S, A) [E] = fwd_bcel_##S,
+    [DIR_FWD][CT_PLOSS_BCE_LOGITS] = {CT_FORALL_FLOATING_DTYPES(D)},
+#undef D
+#define D(E, T, S, A) [E] = bwd_mse_##S,
+    [DIR_BWD][CT_PLOSS_MSE] = {CT_FORALL_FLOATING_DTYPES(D)},
+#undef D
+#define D(E, T, S, A) [E] = bwd_sl1_##S,
+    [DIR_BWD][CT_PLOSS_SMOOTH_L1] = {CT_FORALL_FLOATING_DTYPES(D)},
+#undef D
+#define D(E, T, S, A) [E] = bwd_huber_##S,
+    [DIR_BWD][CT_PLOSS_HUBER] = {CT_FORALL_FLOATING_DTYPES(D)},
+#undef D
+#define D(E, T, S, A) [E] = bwd_bce_##S,
+    [DIR_BWD][CT_PLOSS_BCE] = {CT_FORALL_FLOATING_DTYPES(D)},
+#undef D
+#define D(E, T, S, A) [E] = bwd_bcel_##S,
+    [DIR_BWD][CT_PLOSS_BCE_LOGITS] = {CT_FORALL_FLOATING_DTYPES(D)},
+#undef D
+#define D(E, T, S, A) [E] = tgt_bce_##S,
+    [DIR_TGT][CT_PLOSS_BCE] = {CT_FORALL_FLOATING_DTYPES(D)},
+#undef D
+#define D(E, T, S, A) [E] = tgt_bcel_##S,
+    [DIR_TGT][CT_PLOSS_BCE_LOGITS] = {CT_FORALL_FLOATING_DTYPES(D)},
+#undef D
+};
+
+typedef struct {
+    const pjob *j;
+    ploss_loop loop;
+} prun;
+
+static void
+ploss_part(void *ctx, int tid, int nthreads)
+{
+    const prun *r = ctx;
+    int64_t n = r->j->n;
+    int64_t lo = n * tid / nthreads, hi = n * (tid + 1) / nthreads;
+    r->j->partial[tid] = r->loop(r->j, lo, hi, &r->j->bad[tid]);
+}
+
+/* Run the loop over all n elements; returns the sum (when accumulating),
+ * *bad set when an element failed the loop's check. */
+static int
+ploss_run(pjob *j, ploss_loop loop, double *sum, bool *bad)
+{
+    int nt = 1;
+    if (j->n >= 2 * MIN_PER_THREAD) {
+        nt = ct__parallel_threads();
+        int64_t most = j->n / MIN_PER_THREAD;
+        nt = most < nt ? (int)most : nt;
+        nt = nt < 1 ? 1 : nt;
+    }
+    double p1;
+    bool b1 = false;
+    j->partial = nt > 1 ? calloc((size_t)nt, sizeof(double)) : &p1;
+    j->bad = nt > 1 ? calloc((size_t)nt, sizeof(bool)) : &b1;
+    if (j->partial == NULL || j->bad == NULL) {
+        if (nt > 1) {
+            free(j->partial);
+            free(j->bad);
+        }
+        return ct_error(CT_ERR_NOMEM, "out of memory in a loss kernel");
+    }
+    prun r = {j, loop};
+    if (nt > 1) {
+        ct__parallel_run(nt, ploss_part, &r);
+    }
+    else {
+        ploss_part(&r, 0, 1);
+    }
+    *sum = 0;
+    *bad = false;
+    for (int t = 0; t < nt; t++) {
+        *sum += j->partial[t];
+        *bad = *bad || j->bad[t];
+    }
+    if (nt > 1) {
+        free(j->partial);
+        free(j->bad);
+    }
+    j->partial = NULL;
+    j->bad = NULL;
+    return 0;
+}
+
+/* --- operands ------------------------------------------------------------- */
+
+static int
+not_implemented(const char *kernel, ct_dtype dt)
+{
+    return ct_error(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kernel,
+                    ct_dtype_table[dt].legacy);
+}
+
+/* t as an operand of n elements of `shape` in dtype dt: *data, *step and
+ * (a new reference that keeps them alive) the return value.  A one-element
+ * operand is read with step 0; anything else is broadcast and made
+ * contiguous. */
+static ct_tensor *
+operand(const ct_tensor *t, ct_dtype dt, int ndim, const int64_t *shape,
+        const char **data, int64_t *step)
+{
+    ct_tensor *c = ct_to_dtype(t, dt, false);
+    if (c == NULL) {
+        return NULL;
+    }
+    if (c->numel == 1) {
+        *step = 0;
+        *data = ct_tensor_data(c);
+        return c;
+    }
+    bool same = c->ndim == ndim &&
+                memcmp(c->sizes, shape, sizeof(int64_t) * (size_t)ndim) == 0;
+    if (!same || !ct_tensor_is_contiguous(c)) {
+        ct_tensor *e = same ? NULL : ct_expand(c, ndim, shape);
+        ct_tensor *k = ct_contiguous(same ? c : e);
+        ct_tensor_decref(e);
+        ct_tensor_decref(c);
+        if ((c = k) == NULL) {
+            return NULL;
+        }
+    }
+    *step = 1;
+    *data = ct_tensor_data(c);
+    return c;
+}
+
+/* The common shape of up to five operands (NULL entries skipped). */
+static int
+common_shape(int n, const ct_tensor *const *ts, int *ndim, int64_t *shape)
+{
+    *ndim = 0;
+    for (int i = 0; i < n; i++) {
+        if (ts[i] == NULL) {
+            continue;
+        }
+        int64_t tmp[CT_MAX_DIMS];
+        int nd;
+        if (ct_broadcast_shapes(*ndim, shape, ts[i]->ndim, ts[i]->sizes, &nd, tmp) < 0) {
+            return -1;
+        }
+        *ndim = nd;
+        memcpy(shape, tmp, sizeof(int64_t) * (size_t)nd);
+    }
+    return 0;
+}
+
+/* The dtype a pointwise loss computes in; -1 with torch's error. */
+static int
+ploss_dtype(ct_ploss_op op, const ct_tensor *input, const ct_tensor *target,
+            ct_dtype *dt)
+{
+    if (op == CT_PLOSS_BCE) {
+        if (!ct_dtype_is_floating(input->dtype) || input->dtype == CT_DTYPE_FLOAT16 ||
+            input->dtype == CT_DTYPE_BFLOAT16) {
+            return not_implemented(ploss_kernels[op], input->dtype);
+        }
+        if (target->dtype != input->dtype) {
+            return ct_error(CT_ERR_RUNTIME, "Found dtype %s but expected %s",
+                            ct_dtype_table[target->dtype].legacy,
+                            ct_dtype_table[input->dtype].legacy);
+        }
+        *dt = input->dtype;
+        return 0;
+    }
+    if (ct_result_type(input, target, dt) < 0) {
+        return -1;
+    }
+    if (op == CT_PLOSS_BCE_LOGITS && !ct_dtype_is_floating(target->dtype)) {
+        /* torch writes (1 - target) * input in place */
+        return ct_error(CT_ERR_RUNTIME, "result type %s can't be cast to the desired "
+                        "output type %s", ct_dtype_table[*dt].legacy,
+                        ct_dtype_table[target->dtype].legacy);
+    }
+    if (!ct_dtype_is_floating(*dt)) {
+        return not_implemented(ploss_kernels[op], *dt);
+    }
+    return 0;
+}
+
+static int
+ploss_check_param(ct_ploss_op op, double p)
+{
+    if (op == CT_PLOSS_SMOOTH_L1 && p < 0) {
+        return ct_error(CT_ERR_RUNTIME,
+                        "smooth_l1_loss does not support negative values for beta.");
+    }
+    if (op == CT_PLOSS_HUBER && !(p > 0)) {
+        return ct_error(CT_ERR_RUNTIME,
+                        "huber_loss does not support non-positive values for delta.");
+    }
+    return 0;
+}
+
+/* Everything a run needs, with the references that keep the operands. */
+typedef struct {
+    pjob j;
+    ct_dtype dt;
+    int ndim;
+    int64_t shape[CT_MAX_DIMS];
+    ct_tensor *keep[5];
+} pprep;
+
+static void
+pprep_release(pprep *pp)
+{
+    for (int i = 0; i < 5; i++) {
+        ct_tensor_decref(pp->keep[i]);
+    }
+}
+
+/* Operands x, y, w, q, g of a run (g may be NULL: forward). */
+static int
+pprep_setup(pprep *pp, ct_ploss_op op, const ct_tensor *grad, const ct_tensor *input,
+            const ct_tensor *target, const ct_ploss_args *args)
+{
+    static const ct_ploss_args none = {NULL, NULL, 0};
+    memset(pp, 0, sizeof *pp);
+    args = args != NULL ? args : &none;
+    const ct_tensor *w = op == CT_PLOSS_BCE || op == CT_PLOSS_BCE_LOGITS ? args->weight
+                                                                        : NULL;
+    const ct_tensor *q = op == CT_PLOSS_BCE_LOGITS ? args->pos_weight : NULL;
+    const ct_tensor *all[5] = {input, target, w, q, grad};
+    if (ploss_check_param(op, args->param) < 0 || ploss_dtype(op, input, target, &pp->dt) < 0 ||
+        common_shape(5, all, &pp->ndim, pp->shape) < 0) {
+        return -1;
+    }
+    const char **data[5] = {&pp->j.x, &pp->j.y, &pp->j.w, &pp->j.q, &pp->j.g};
+    int64_t *steps[5] = {&pp->j.xs, &pp->j.ys, &pp->j.ws, &pp->j.qs, &pp->j.gs};
+    for (int i = 0; i < 5; i++) {
+        *data[i] = NULL;
+        *steps[i] = 0;
+        if (all[i] != NULL) {
+            pp->keep[i] = operand(all[i], pp->dt, pp->ndim, pp->shape, data[i], steps[i]);
+            if (pp->keep[i] == NULL) {
+                pprep_release(pp);
+                return -1;
+            }
+        }
+    }
+    pp->j.n = 1;
+    for (int d = 0; d < pp->ndim; d++) {
+        pp->j.n *= pp->shape[d];
+    }
+    pp->j.p = args->param;
+    pp->j.haspw = q != NULL;
+    pp->j.mul = 1;
+    pp->j.div = 1;
+    return 0;
+}
+
+static int
+check_range(bool bad)
+{
+    if (bad) {
+        return ct_error(CT_ERR_RUNTIME, "all elements of input should be between 0 and 1");
+    }
+    return 0;
+}
+
+ct_tensor *
+ct_pointwise_loss(ct_ploss_op op, const ct_tensor *input, const ct_tensor *target,
+                  const ct_ploss_args *args, ct_reduction reduction)
+{
+    pprep pp;
+    ct_tensor *out = NULL;
+    double sum;
+    bool bad;
+
+    if (pprep_setup(&pp, op, NULL, input, target, args) < 0) {
+        return NULL;
+    }
+    if (reduction == CT_REDUCTION_NONE) {
+        out = ct_empty(pp.ndim, pp.shape, pp.dt, ct_device_cpu());
+        if (out == NULL) {
+            goto done;
+        }
+        pp.j.out = ct_tensor_data(out);
+    }
+    if (ploss_run(&pp.j, ploss_loops[DIR_FWD][op][pp.dt], &sum, &bad) < 0 ||
+        check_range(bad) < 0) {
+        ct_tensor_decref(out);
+        out = NULL;
+        goto done;
+    }
+    if (reduction != CT_REDUCTION_NONE) {
+        /* mean of nothing: 0 / 0, NaN as in torch */
+        double v = reduction == CT_REDUCTION_MEAN ? sum / (double)pp.j.n : sum;
+        out = ct_full(0, NULL, ct_scalar_float(v), pp.dt);
+    }
+done:
+    pprep_release(&pp);
+    return out;
+}
+
+ct_tensor *
+ct_pointwise_loss_backward(ct_ploss_op op, const ct_tensor *grad, const ct_tensor *input,
+                           const ct_tensor *target, const ct_ploss_args *args,
+                           ct_reduction reduction, bool wrt_target)
+{
+    pprep pp;
+    ct_tensor *out = NULL;
+    double sum;
+    bool bad;
+    int dir = DIR_BWD;
+
+    if (pprep_setup(&pp, op, grad, input, target, args) < 0) {
+        return NULL;
+    }
+    if (wrt_target) {
+        if (op == CT_PLOSS_BCE || op == CT_PLOSS_BCE_LOGITS) {
+            dir = DIR_TGT;
+        }
+        else {
+            /* torch: the input gradient with input and target swapped */
+            const char *d = pp.j.x;
+            int64_t s = pp.j.xs;
+            pp.j.x = pp.j.y;
+            pp.j.xs = pp.j.ys;
+            pp.j.y = d;
+            pp.j.ys = s;
+        }
+    }
+    bool mean = reduction == CT_REDUCTION_MEAN;
+    double n = (double)pp.j.n;
+    switch (op) {
+    case CT_PLOSS_MSE:
+        pp.j.mul = mean ? 2. / n : 2.;
+        break;
+    case CT_PLOSS_SMOOTH_L1:
+    case CT_PLOSS_HUBER:
+        pp.j.mul = mean ? 1. / n : 1.;
+        break;
+    default:
+        pp.j.div = mean ? n : 1.;
+        break;
+    }
+    out = ct_empty(pp.ndim, pp.shape, pp.dt, ct_device_cpu());
+    if (out != NULL) {
+        pp.j.out = ct_tensor_data(out);
+        if (ploss_run(&pp.j, ploss_loops[dir][op][pp.dt], &sum, &bad) < 0) {
+            ct_tensor_decref(out);
+            out = NULL;
+        }
+    }
+    pprep_release(&pp);
+    return out;
+}
+
+/* --- negative log likelihood ---------------------------------------------- */
+
+/* Note [NLL layout]
+ * Both nll_loss and nll_loss2d see input as (N, C, S) contiguous, with S
+ * the spatial size (1 for nll_loss) and target as (N, S); a 1-D input is
+ * one sample without a batch dim.  A loss element (n, s) whose target t
+ * is not ignore_index contributes -input[n, t, s] * weight[t]. */
+typedef struct {
+    int64_t N, C, S;
+} nll_geom;
+
+static const char *
+fmt_sizes(const ct_tensor *t, char *buf, int size)
+{
+    return ct_format_sizes(t->ndim, t->sizes, buf, size);
+}
+
+static int
+nll_check(bool spatial, const ct_tensor *input, const ct_tensor *target,
+          const ct_tensor *weight, nll_geom *g)
+{
+    char b1[256], b2[256];
+    if (!spatial) {
+        if (input->ndim < 1 || input->ndim > 2) {
+            return ct_error(CT_ERR_RUNTIME, "input tensor should be 1D or 2D");
+        }
+        if (target->ndim > 1) {
+            return ct_error(CT_ERR_RUNTIME, "0D or 1D target tensor expected, "
+                            "multi-target not supported");
+        }
+        bool no_batch = input->ndim == 1 && target->ndim == 0;
+        if (!no_batch && (target->ndim == 0 || input->sizes[0] != target->sizes[0])) {
+            return ct_error(CT_ERR_RUNTIME, "size mismatch (got input: %s, target: %s)",
+                            fmt_sizes(input, b1, sizeof b1),
+                            fmt_sizes(target, b2, sizeof b2));
+        }
+        g->N = input->ndim == 2 ? input->sizes[0] : 1;
+        g->C = input->sizes[input->ndim - 1];
+        g->S = 1;
+    }
+    else {
+        if (target->ndim != 3) {
+            return ct_error(CT_ERR_RUNTIME, "only batches of spatial targets supported "
+                            "(3D tensors) but got targets of dimension: %d", target->ndim);
+        }
+        if (input->ndim != 4) {
+            return ct_error(CT_ERR_RUNTIME, "only batches of spatial inputs supported "
+                            "(4D tensors), but got input of dimension: %d", input->ndim);
+        }
+        if (weight != NULL && weight->numel != input->sizes[1]) {
+            return ct_error(CT_ERR_RUNTIME,
+                            "weight tensor should be defined either for all or no classes");
+        }
+        if (input->sizes[0] != target->sizes[0] || input->sizes[2] != target->sizes[1] ||
+            input->sizes[3] != target->sizes[2]) {
+            return ct_error(CT_ERR_RUNTIME, "size mismatch (got input: %s , target: %s",
+                            fmt_sizes(input, b1, sizeof b1),
+                            fmt_sizes(target, b2, sizeof b2));
+        }
+        g->N = input->sizes[0];
+        g->C = input->sizes[1];
+        g->S = input->sizes[2] * input->sizes[3];
+    }
+    if (!spatial && weight != NULL && (weight->ndim != 1 || weight->numel != g->C)) {
+        return ct_error(CT_ERR_RUNTIME, "weight tensor should be defined either for all "
+                        "%lld classes or no classes but got weight tensor of shape: %s",
+                        (long long)g->C, fmt_sizes(weight, b1, sizeof b1));
+    }
+    ct_dtype dt = input->dtype;
+    if (dt != CT_DTYPE_FLOAT32 && dt != CT_DTYPE_FLOAT64 && dt != CT_DTYPE_BFLOAT16) {
+        return not_implemented(spatial ? "nll_loss2d_forward_out_frame"
+                                       : "nll_loss_out_frame", dt);
+    }
+    bool byte_ok = !spatial && target->dtype == CT_DTYPE_UINT8;
+    if (target->dtype != CT_DTYPE_INT64 && !byte_ok) {
+        return ct_error(CT_ERR_RUNTIME, "expected scalar type Long but found %s",
+                        ct_dtype_table[target->dtype].legacy);
+    }
+    if (weight != NULL && weight->dtype != dt) {
+        return ct_error(CT_ERR_RUNTIME, "expected scalar type %s but found %s",
+                        ct_dtype_table[dt].legacy, ct_dtype_table[weight->dtype].legacy);
+    }
+    return 0;
+}
+
+/* The targets as int64 (a new contiguous tensor) and the weights as
+ * doubles (NULL when weight is NULL; free() it). */
+static ct_tensor *
+nll_targets(const ct_tensor *target)
+{
+    ct_tensor *t = ct_to_dtype(target, CT_DTYPE_INT64, false);
+    ct_tensor *c = t != NULL ? ct_contiguous(t) : NULL;
+    ct_tensor_decref(t);
+    return c;
+}
+
+static double *
+nll_weights(const ct_tensor *weight, int64_t C)
+{
+    double *w = malloc(sizeof(double) * (size_t)(C > 0 ? C : 1));
+    if (w == NULL) {
+        ct_error(CT_ERR_NOMEM, "out of memory in nll_loss");
+        return NULL;
+    }
+    if (weight == NULL) {
+        for (int64_t c = 0; c < C; c++) {
+            w[c] = 1;
+        }
+        return w;
+    }
+    ct_tensor *wc = ct_contiguous(weight);
+    if (wc == NULL) {
+        free(w);
+        return NULL;
+    }
+    ct__reduce_read_f64(wc->dtype, ct_tensor_data(wc), (int64_t)ct_dtype_itemsize(wc->dtype),
+                        C, w);
+    ct_tensor_decref(wc);
+    return w;
+}
+
+static int
+target_error(int64_t t)
+{
+    return ct_error(CT_ERR_INDEX, "Target %lld is out of bounds.", (long long)t);
+}
+
+static int
+nll_forward(bool spatial, const ct_tensor *input, const ct_tensor *target,
+            const ct_tensor *weight, ct_reduction reduction, int64_t ignore_index,
+            ct_tensor **output, ct_tensor **total_weight)
+{
+    nll_geom g;
+    ct_tensor *in = NULL, *tg = NULL, *out = NULL;
+    double *w = NULL, *vals = NULL;
+    int rc = -1;
+
+    *output = NULL;
+    *total_weight = NULL;
+    if (nll_check(spatial, input, target, weight, &g) < 0) {
+        return -1;
+    }
+    int64_t nelem = g.N * g.S;
+    if ((in = ct_contiguous(input)) == NULL || (tg = nll_targets(target)) == NULL ||
+        (w = nll_weights(weight, g.C)) == NULL) {
+        goto done;
+    }
+    bool none = reduction == CT_REDUCTION_NONE;
+    if (none) {
+        /* (N), () or (N, H, W): the target's shape */
+        out = ct_empty(target->ndim, target->sizes, input->dtype, ct_device_cpu());
+        vals = malloc(sizeof(double) * (size_t)(nelem > 0 ? nelem : 1));
+        if (out == NULL || vals == NULL) {
+            if (vals == NULL) {
+                ct_error(CT_ERR_NOMEM, "out of memory in nll_loss");
+            }
+            goto done;
+        }
+    }
+    const int64_t *tp = (const int64_t *)ct_tensor_data(tg);
+    const char *ip = ct_tensor_data(in);
+    int64_t z = (int64_t)ct_dtype_itemsize(in->dtype);
+    double sum = 0, tw = 0;
+    for (int64_t n = 0; n < g.N; n++) {
+        for (int64_t s = 0; s < g.S; s++) {
+            int64_t t = tp[n * g.S + s];
+            double v = 0;
+            if (t != ignore_index) {
+                if (t < 0 || t >= g.C) {
+                    target_error(t);
+                    goto done;
+                }
+                double x;
+                ct__reduce_read_f64(in->dtype, ip + ((n * g.C + t) * g.S + s) * z, z, 1, &x);
+                v = -x * w[t];
+                tw += w[t];
+            }
+            if (none) {
+                vals[n * g.S + s] = v;
+            }
+            sum += v;
+        }
+    }
+    if (none) {
+        ct__write_converted(out->dtype, ct_tensor_data(out), z, nelem, vals, true);
+    }
+    else {
+        double v = reduction == CT_REDUCTION_MEAN ? sum / tw : sum;
+        out = ct_full(0, NULL, ct_scalar_float(v), input->dtype);
+    }
+    *total_weight = ct_full(0, NULL, ct_scalar_float(none ? 0 : tw), input->dtype);
+    if (out != NULL && *total_weight != NULL) {
+        *output = out;
+        out = NULL;
+        rc = 0;
+    }
+    else {
+        ct_tensor_decref(*total_weight);
+        *total_weight = NULL;
+    }
+done:
+    ct_tensor_decref(in);
+    ct_tensor_decref(tg);
+    ct_tensor_decref(out);
+    free(w);
+    free(vals);
+    return rc;
+}
+
+int
+ct_nll_loss(const ct_tensor *input, const ct_tensor *target, const ct_tensor *weight,
+            ct_reduction reduction, int64_t ignore_index, ct_tensor **output,
+            ct_tensor **total_weight)
+{
+    return nll_forward(false, input, target, weight, reduction, ignore_index, output,
+                       total_weight);
+}
+
+int
+ct_nll_loss2d(const ct_tensor *input, const ct_tensor *target, const ct_tensor *weight,
+              ct_reduction reduction, int64_t ignore_index, ct_tensor **output,
+              ct_tensor **total_weight)
+{
+    return nll_forward(true, input, target, weight, reduction, ignore_index, output,
+                       total_weight);
+}
+
+ct_tensor *
+ct_nll_loss_backward(const ct_tensor *grad, const ct_tensor *input,
+                     const ct_tensor *target, const ct_tensor *weight,
+                     ct_reduction reduction, int64_t ignore_index,
+                     const ct_tensor *total_weight)
+{
+    nll_geom g;
+    ct_tensor *tg = NULL, *gc = NULL, *gi = NULL;
+    double *w = NULL;
+    bool spatial = input->ndim == 4;
+
+    if (nll_check(spatial, input, target, weight, &g) < 0) {
+        return NULL;
+    }
+    bool none = reduction == CT_REDUCTION_NONE;
+    int64_t nelem = g.N * g.S;
+    if (none && grad->numel != nelem) {
+        char b1[256];
+        ct_error(CT_ERR_RUNTIME, "Expected a tensor of %lld elements for grad_output, "
+                 "got %s", (long long)nelem, fmt_sizes(grad, b1, sizeof b1));
+        return NULL;
+    }
+    if (!none && grad->numel != 1) {
+        ct_error(CT_ERR_RUNTIME, "grad_output must be a one-element tensor");
+        return NULL;
+    }
+    double tw = 1;
+    if (reduction == CT_REDUCTION_MEAN) {
+        ct_scalar s;
+        if (ct_tensor_item(total_weight, &s) < 0) {
+            return NULL;
+        }
+        tw = ct_scalar_to_double(s);
+    }
+    if ((tg = nll_targets(target)) == NULL || (w = nll_weights(weight, g.C)) == NULL ||
+        (gc = ct_contiguous(grad)) == NULL ||
+        (gi = ct_zeros(input->ndim, input->sizes, input->dtype)) == NULL) {
+        goto fail;
+    }
+    const int64_t *tp = (const int64_t *)ct_tensor_data(tg);
+    char *op = ct_tensor_data(gi);
+    const char *gp = ct_tensor_data(gc);
+    int64_t z = (int64_t)ct_dtype_itemsize(input->dtype);
+    int64_t gz = (int64_t)ct_dtype_itemsize(grad->dtype);
+    double g0 = 0;
+    if (!none) {
+        ct__reduce_read_f64(gc->dtype, gp, gz, 1, &g0);
+        g0 = -(reduction == CT_REDUCTION_MEAN ? g0 / tw : g0);
+    }
+    for (int64_t n = 0; n < g.N; n++) {
+        for (int64_t s = 0; s < g.S; s++) {
+            int64_t t = tp[n * g.S + s];
+            if (t == ignore_index) {
+                continue;
+            }
+            if (t < 0 || t >= g.C) {
+                target_error(t);
+                goto fail;
+            }
+            double gv = g0;
+            if (none) {
+                ct__reduce_read_f64(gc->dtype, gp + (n * g.S + s) * gz, gz, 1, &gv);
+                gv = -gv;
+            }
+            double v = w[t] * gv;
+            ct__write_converted(gi->dtype, op + ((n * g.C + t) * g.S + s) * z, z, 1, &v,
+                                true);
+        }
+    }
+    ct_tensor_decref(tg);
+    ct_tensor_decref(gc);
+    free(w);
+    return gi;
+fail:
+    ct_tensor_decref(tg);
+    ct_tensor_decref(gc);
+    ct_tensor_decref(gi);
+    free(w);
+    return NULL;
+}
