@@ -348,6 +348,12 @@ ct_result_type(const ct_tensor *a, const ct_tensor *b, ct_dtype *out)
     return result_type(2, ts, out);
 }
 
+int
+ct_result_type_n(int n, const ct_tensor *const *ts, ct_dtype *out)
+{
+    return result_type(n, ts, out);
+}
+
 static bool
 scalar_is_one(ct_scalar s)
 {

@@ -215,6 +215,7 @@ PyObject *ctpy_node_wrap(ct_node *n);       /* grad_fn objects (None for NULL) *
     X(sort)                     \
     X(autograd)                 \
     X(random)                   \
+    X(pointwise_ternary)        \
     X(nn_loss)                  \
     X(nn_norm)                   \
     X(nn_activation)

@@ -73,6 +73,8 @@ ct_tensor *ct_mul(const ct_tensor *a, const ct_tensor *b);
 ct_tensor *ct_div(const ct_tensor *a, const ct_tensor *b);
 /* torch.result_type of the two operands. */
 int ct_result_type(const ct_tensor *a, const ct_tensor *b, ct_dtype *out);
+/* The same over ts[0..n-1] (addcmul's three operands). */
+int ct_result_type_n(int n, const ct_tensor *const *ts, ct_dtype *out);
 
 /* --- pointwise unary (aten/cpu/unary.c) -------------------------------- */
 /* X(ENUM, name, kind) (name: PyTorch's, a bare token): kind CT_UNARY_SAME keeps the dtype, CT_UNARY_FLOAT

@@ -20,6 +20,9 @@
 #if __has_include("ops_sort.h")
 #include "ops_sort.h"
 #endif
+#if __has_include("ops_pointwise_ternary.h")
+#include "ops_pointwise_ternary.h"
+#endif
 
 #if __has_include("ops_activation.h")
 #include "ops_activation.h"
