@@ -24,12 +24,18 @@
 
 typedef struct {
     ct_node *node;
-    ct_tensor **buf;        /* n_outputs gradients summed so far */
+    ct_tensor **buf;        /* n_outputs > 1: the gradients summed so far */
+    ct_tensor *one;         /* n_outputs == 1: the same, without an allocation */
     int deps;
     bool runs;
     bool seen;              /* discovery, then "on the heap" */
     int capture;            /* first inputs[] index captured here, or -1 */
 } slot;
+
+/* Small graphs (a training step of a small model) live in the inline
+ * arrays; bigger ones move to the heap as they grow. */
+#define INLINE_SLOTS 32
+#define INLINE_TABLE 64
 
 typedef struct {
     slot *slots;
@@ -38,7 +44,17 @@ typedef struct {
     int table_cap;
     int *heap;
     int heap_n;
+    slot inline_slots[INLINE_SLOTS];
+    int inline_table[INLINE_TABLE];
+    int inline_heap[INLINE_SLOTS + 1];
 } graph;
+
+/* The gradients that came into slot sl so far (NULL: none yet). */
+static ct_tensor **
+slot_grads(slot *sl)
+{
+    return sl->node->n_outputs == 1 ? &sl->one : sl->buf;
+}
 
 static size_t
 hash_ptr(const void *p)
@@ -67,12 +83,15 @@ find_slot(const graph *g, const ct_node *n)
 static int
 grow_table(graph *g)
 {
-    int cap = g->table_cap ? g->table_cap * 2 : 64;
-    int *t = calloc((size_t)cap, sizeof(int));
+    int cap = g->table_cap ? g->table_cap * 2 : INLINE_TABLE;
+    int *t = cap == INLINE_TABLE ? g->inline_table : calloc((size_t)cap, sizeof(int));
     if (t == NULL) {
         return ct_error(CT_ERR_NOMEM, "out of memory in backward");
     }
-    free(g->table);
+    memset(t, 0, sizeof(int) * (size_t)cap);
+    if (g->table != g->inline_table) {
+        free(g->table);
+    }
     g->table = t;
     g->table_cap = cap;
     for (int s = 0; s < g->n; s++) {
@@ -94,13 +113,23 @@ add_slot(graph *g, ct_node *n)
         return s;
     }
     if (g->n == g->cap) {
-        int cap = g->cap ? 2 * g->cap : 32;
-        slot *ns = realloc(g->slots, (size_t)cap * sizeof(slot));
-        if (ns == NULL) {
-            return ct_error(CT_ERR_NOMEM, "out of memory in backward");
+        if (g->cap == 0) {
+            g->slots = g->inline_slots;
+            g->cap = INLINE_SLOTS;
         }
-        g->slots = ns;
-        g->cap = cap;
+        else {
+            int cap = 2 * g->cap;
+            slot *ns = g->slots == g->inline_slots ? malloc((size_t)cap * sizeof(slot))
+                                                   : realloc(g->slots, (size_t)cap * sizeof(slot));
+            if (ns == NULL) {
+                return ct_error(CT_ERR_NOMEM, "out of memory in backward");
+            }
+            if (g->slots == g->inline_slots) {
+                memcpy(ns, g->inline_slots, sizeof g->inline_slots);
+            }
+            g->slots = ns;
+            g->cap = cap;
+        }
     }
     if (2 * (g->n + 1) > g->table_cap && grow_table(g) < 0) {
         return -1;
@@ -169,16 +198,21 @@ static void
 graph_free(graph *g)
 {
     for (int s = 0; s < g->n; s++) {
-        if (g->slots[s].buf != NULL) {
-            for (int i = 0; i < g->slots[s].node->n_outputs; i++) {
-                ct_tensor_decref(g->slots[s].buf[i]);
-            }
-            free(g->slots[s].buf);
+        ct_tensor **grads = slot_grads(&g->slots[s]);
+        for (int i = 0; grads != NULL && i < g->slots[s].node->n_outputs; i++) {
+            ct_tensor_decref(grads[i]);
         }
+        free(g->slots[s].buf);
     }
-    free(g->slots);
-    free(g->table);
-    free(g->heap);
+    if (g->slots != g->inline_slots) {
+        free(g->slots);
+    }
+    if (g->table != g->inline_table) {
+        free(g->table);
+    }
+    if (g->heap != g->inline_heap) {
+        free(g->heap);
+    }
 }
 
 /* Add grad (a new reference, consumed) into slot s's buffer entry i. */
@@ -186,25 +220,47 @@ static int
 accumulate_into(graph *g, int s, int i, ct_tensor *grad, bool create_graph)
 {
     slot *sl = &g->slots[s];
-    if (sl->buf == NULL) {
+    if (slot_grads(sl) == NULL) {
         sl->buf = calloc((size_t)sl->node->n_outputs, sizeof(ct_tensor *));
         if (sl->buf == NULL) {
             ct_tensor_decref(grad);
             return ct_error(CT_ERR_NOMEM, "out of memory in backward");
         }
     }
-    if (sl->buf[i] == NULL) {
-        sl->buf[i] = grad;
+    ct_tensor **buf = slot_grads(sl);
+    if (buf[i] == NULL) {
+        buf[i] = grad;
         return 0;
     }
-    ct_tensor *sum = create_graph ? ctag_add(sl->buf[i], grad, ct_scalar_int(1))
-                                  : ct_add(sl->buf[i], grad, ct_scalar_int(1));
+    ct_tensor *sum = create_graph ? ctag_add(buf[i], grad, ct_scalar_int(1))
+                                  : ct_add(buf[i], grad, ct_scalar_int(1));
     ct_tensor_decref(grad);
     if (sum == NULL) {
         return -1;
     }
-    ct_tensor_decref(sl->buf[i]);
-    sl->buf[i] = sum;
+    ct_tensor_decref(buf[i]);
+    buf[i] = sum;
+    return 0;
+}
+
+/* Push slot c on the discovery stack (inline while small). */
+static int
+push(int **stack, int *top, int *cap, int *inline_stack, int c)
+{
+    if (*top == *cap) {
+        int ncap = 2 * *cap;
+        int *ns = *stack == inline_stack ? malloc((size_t)ncap * sizeof(int))
+                                         : realloc(*stack, (size_t)ncap * sizeof(int));
+        if (ns == NULL) {
+            return ct_error(CT_ERR_NOMEM, "out of memory in backward");
+        }
+        if (*stack == inline_stack) {
+            memcpy(ns, inline_stack, (size_t)*cap * sizeof(int));
+        }
+        *stack = ns;
+        *cap = ncap;
+    }
+    (*stack)[(*top)++] = c;
     return 0;
 }
 
@@ -212,59 +268,41 @@ accumulate_into(graph *g, int s, int i, ct_tensor *grad, bool create_graph)
 static int
 discover(graph *g, int nroots, const ct_edge *roots)
 {
-    int *stack = NULL, top = 0, cap = 0;
+    int inline_stack[64], *stack = inline_stack, top = 0, cap = 64;
     int rc = 0;
-    for (int r = 0; r < nroots; r++) {
+    for (int r = 0; r < nroots && rc == 0; r++) {
         if (roots[r].fn == NULL) {
             continue;
         }
         int s = add_slot(g, roots[r].fn);
         if (s < 0) {
             rc = -1;
-            goto done;
+            break;
         }
         if (!g->slots[s].seen) {
             g->slots[s].seen = true;
-            if (top == cap) {
-                cap = cap ? 2 * cap : 64;
-                int *ns = realloc(stack, (size_t)cap * sizeof(int));
-                if (ns == NULL) {
-                    rc = ct_error(CT_ERR_NOMEM, "out of memory in backward");
-                    goto done;
-                }
-                stack = ns;
-            }
-            stack[top++] = s;
+            rc = push(&stack, &top, &cap, inline_stack, s);
         }
-        while (top > 0) {
+        while (top > 0 && rc == 0) {
             ct_node *n = g->slots[stack[--top]].node;
-            for (int e = 0; e < n->n_edges; e++) {
+            for (int e = 0; e < n->n_edges && rc == 0; e++) {
                 if (n->edges[e].fn == NULL) {
                     continue;
                 }
                 int c = add_slot(g, n->edges[e].fn);
                 if (c < 0) {
                     rc = -1;
-                    goto done;
                 }
-                if (!g->slots[c].seen) {
+                else if (!g->slots[c].seen) {
                     g->slots[c].seen = true;
-                    if (top == cap) {
-                        cap = cap ? 2 * cap : 64;
-                        int *ns = realloc(stack, (size_t)cap * sizeof(int));
-                        if (ns == NULL) {
-                            rc = ct_error(CT_ERR_NOMEM, "out of memory in backward");
-                            goto done;
-                        }
-                        stack = ns;
-                    }
-                    stack[top++] = c;
+                    rc = push(&stack, &top, &cap, inline_stack, c);
                 }
             }
         }
     }
-done:
-    free(stack);
+    if (stack != inline_stack) {
+        free(stack);
+    }
     return rc;
 }
 
@@ -352,7 +390,7 @@ run_node(graph *g, int s, bool keep_graph, bool create_graph, ct_tensor **result
 {
     ct_node *n = g->slots[s].node;
     ct_tensor *none[1] = {NULL};
-    ct_tensor **gi = g->slots[s].buf != NULL ? g->slots[s].buf : none;
+    ct_tensor **gi = slot_grads(&g->slots[s]) != NULL ? slot_grads(&g->slots[s]) : none;
     int rc = 0;
 
     for (int i = 0; i < n->n_outputs; i++) {
@@ -461,7 +499,9 @@ ct_autograd_run(int n, ct_tensor *const *roots, ct_tensor *const *grads,
                 ct_tensor *const *inputs, ct_tensor **results, bool allow_unused)
 {
     graph g = {0};
-    ct_edge *edges = calloc((size_t)(n + n_inputs) + 1, sizeof(ct_edge));
+    ct_edge inline_edges[8] = {{NULL, 0}};
+    ct_edge *edges = n + n_inputs <= 8 ? inline_edges
+                                       : calloc((size_t)(n + n_inputs), sizeof(ct_edge));
     ct_edge *in_edges = edges + n;
     bool mode = ct_grad_enabled();
     int rc = -1;
@@ -506,7 +546,9 @@ ct_autograd_run(int n, ct_tensor *const *roots, ct_tensor *const *grads,
             }
         }
     }
-    if ((g.heap = malloc((size_t)(g.n + 1) * sizeof(int))) == NULL) {
+    g.heap = g.n + 1 <= (int)(sizeof g.inline_heap / sizeof(int))
+                 ? g.inline_heap : malloc((size_t)(g.n + 1) * sizeof(int));
+    if (g.heap == NULL) {
         ct_error(CT_ERR_NOMEM, "out of memory in backward");
         goto done;
     }
@@ -540,8 +582,8 @@ ct_autograd_run(int n, ct_tensor *const *roots, ct_tensor *const *grads,
     for (int i = 0; i < n_inputs && results == NULL; i++) {
         /* backward(inputs=) with a non-leaf input: its .grad accumulates */
         int s = find_slot(&g, in_edges[i].fn);
-        ct_tensor *r = s >= 0 && g.slots[s].buf != NULL
-                           ? g.slots[s].buf[in_edges[i].input_nr] : NULL;
+        ct_tensor **got = s >= 0 ? slot_grads(&g.slots[s]) : NULL;
+        ct_tensor *r = got != NULL ? got[in_edges[i].input_nr] : NULL;
         if (r != NULL && !ct_is_leaf(inputs[i])) {
             ct_tensor *sum = inputs[i]->grad == NULL
                                  ? ct_clone(r) : ct_add(inputs[i]->grad, r, ct_scalar_int(1));
@@ -556,8 +598,9 @@ ct_autograd_run(int n, ct_tensor *const *roots, ct_tensor *const *grads,
         for (int i = 0; i < n_inputs; i++) {
             int s = find_slot(&g, in_edges[i].fn);
             ct_tensor *r = NULL;
-            if (s >= 0 && g.slots[s].buf != NULL) {
-                r = g.slots[s].buf[in_edges[i].input_nr];
+            ct_tensor **got = s >= 0 ? slot_grads(&g.slots[s]) : NULL;
+            if (got != NULL) {
+                r = got[in_edges[i].input_nr];
             }
             if (r == NULL && !allow_unused) {
                 for (int j = 0; j < i; j++) {
@@ -584,6 +627,8 @@ done:
             ct_node_decref(edges[i].fn);
         }
     }
-    free(edges);
+    if (edges != inline_edges) {
+        free(edges);
+    }
     return rc;
 }

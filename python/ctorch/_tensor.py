@@ -44,6 +44,13 @@ class Tensor(_C.TensorBase):
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the graph's leaves."""
+        if gradient is None and inputs is None:
+            # the common case straight to the engine (a small training step
+            # would spend a third of its time in the general wrapper)
+            keep = create_graph if retain_graph is None else retain_graph
+            _C._run_backward((self,), (None,), bool(keep), bool(create_graph), None,
+                             False, True)
+            return
         from . import autograd
         autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
@@ -80,6 +87,16 @@ class Tensor(_C.TensorBase):
         if array.dtype == bool:
             array = array.astype("uint8")
         return _C.from_numpy(array)
+
+    def __reduce_ex__(self, proto):
+        """Pickling as PyTorch's: a rebuild function over the storage;
+        subclasses add their Python state (_rebuild_from_type_v2)."""
+        from ._utils import _reduce_tensor
+        func, args = _reduce_tensor(self)
+        if type(self) is Tensor:
+            return func, args
+        state = self.__getstate__()
+        return (_rebuild_from_type_v2, (func, type(self), args, state))
 
     def __deepcopy__(self, memo):
         if id(self) in memo:
@@ -178,6 +195,25 @@ class Tensor(_C.TensorBase):
 
     __rdiv__ = __rtruediv__
     __itruediv__ = _C.TensorBase.__itruediv__
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    """Unpickling a Tensor subclass (torch._tensor._rebuild_from_type_v2)."""
+    ret = func(*args)
+    if new_type is Tensor:
+        return ret
+    if type(ret) is not new_type:
+        ret = Tensor._make_subclass(new_type, ret, ret.requires_grad)
+    setstate = getattr(ret.__class__, "__setstate__", None)
+    if setstate is not None and setstate is not getattr(Tensor, "__setstate__", None):
+        ret.__setstate__(state)
+    elif state:
+        dict_state, slots_state = state if isinstance(state, tuple) else (state, None)
+        for k, v in (dict_state or {}).items():
+            setattr(ret, k, v)
+        for k, v in (slots_state or {}).items():
+            setattr(ret, k, v)
+    return ret
 
 
 # Printed names follow PyTorch's under ctorchrun (<class 'torch.Tensor'>).
