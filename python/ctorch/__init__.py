@@ -34,8 +34,6 @@ from ._legacy import (  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401
 from . import linalg  # noqa: F401,E402
 from . import autograd  # noqa: F401,E402
-from . import nn  # noqa: F401,E402
-from . import optim  # noqa: F401,E402
 from .autograd.grad_mode import (  # noqa: F401,E402
     enable_grad, inference_mode, no_grad, set_grad_enabled,
 )
@@ -114,3 +112,15 @@ def int_repr(tensor):
 
 is_grad_enabled = _C.is_grad_enabled
 is_inference_mode_enabled = _C.is_inference_mode_enabled
+
+
+# nn and optim are large and most scripts import them explicitly; load them
+# on first use so that `import ctorch` stays fast (PEP 562).
+_LAZY_SUBMODULES = ("nn", "optim")
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        return importlib.import_module("." + name, __name__)
+    raise AttributeError("module 'ctorch' has no attribute '%s'" % name)

@@ -1,6 +1,5 @@
 """Grad-mode context managers and decorators (torch.autograd.grad_mode)."""
 import functools
-import inspect
 
 from .. import _C
 
@@ -11,6 +10,7 @@ class _DecoratorContextManager:
     """A context manager that also decorates functions and generators."""
 
     def __call__(self, func):
+        import inspect      # here, not at import: it costs ctorch's start-up
         if inspect.isclass(func):
             raise RuntimeError("Cannot decorate a class with a grad-mode context manager")
         if inspect.isgeneratorfunction(func):
