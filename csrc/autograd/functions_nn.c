@@ -628,3 +628,539 @@ ctag_cross_entropy_loss(const ct_tensor *input, const ct_tensor *target,
     ag_end(&f);
     return r;
 }
+
+/* --- normalization layers ------------------------------------------------- */
+
+static int bn_apply(ct_node *n, ct_tensor **gi, ct_tensor **go);
+static int ln_apply(ct_node *n, ct_tensor **gi, ct_tensor **go);
+static int gn_apply(ct_node *n, ct_tensor **gi, ct_tensor **go);
+
+static const ct_node_type bn_type = {"NativeBatchNormBackward0", bn_apply, NULL};
+static const ct_node_type ln_type = {"NativeLayerNormBackward0", ln_apply, NULL};
+static const ct_node_type gn_type = {"NativeGroupNormBackward0", gn_apply, NULL};
+
+/* Hand a several-result kernel's extra outputs to the caller (or drop
+ * them). */
+static void
+hand_out(ct_tensor *t, ct_tensor **dst)
+{
+    if (dst != NULL) {
+        *dst = t;
+    }
+    else {
+        ct_tensor_decref(t);
+    }
+}
+
+/* Record a normalization node over (input, weight, bias) with saved
+ * input, weight, a, b; NULL when nothing needs recording; -1 on error. */
+static int
+record_norm(const ct_node_type *type, const ct_tensor *input, const ct_tensor *weight,
+            const ct_tensor *bias, ct_tensor *out, const ct_tensor *a, const ct_tensor *b,
+            ct_node **node)
+{
+    const ct_tensor *ins[3] = {input, weight, bias};
+    *node = NULL;
+    if (!floating(out->dtype) || !ct_any_requires_grad(3, ins)) {
+        return 0;
+    }
+    ct_node *n = ct_record(type, 3, ins, 1, &out);
+    if (n == NULL || ct_node_save(n, 0, input, false) < 0 ||
+        ct_node_save(n, 1, weight, false) < 0 || ct_node_save(n, 2, a, false) < 0 ||
+        ct_node_save(n, 3, b, false) < 0) {
+        return -1;
+    }
+    ag_save_meta(n, 0, input);
+    *node = n;
+    return 0;
+}
+
+/* Slots: saved = input, weight, then save_mean / save_invstd (training)
+ * or running_mean / running_var; s[0] training; d[0] eps. */
+ct_tensor *
+ctag_native_batch_norm(const ct_tensor *input, const ct_tensor *weight,
+                       const ct_tensor *bias, ct_tensor *running_mean,
+                       ct_tensor *running_var, bool training, double momentum, double eps,
+                       ct_tensor **save_mean, ct_tensor **save_invstd)
+{
+    AG_NULL_IF_ANY(input);
+    ct_tensor *out, *sm, *si;
+    ct_node *n;
+    if (ct_native_batch_norm(input, weight, bias, running_mean, running_var, training,
+                             momentum, eps, &out, &sm, &si) < 0) {
+        return NULL;
+    }
+    if (record_norm(&bn_type, input, weight, bias, out, training ? sm : running_mean,
+                    training ? si : running_var, &n) < 0) {
+        ct_tensor_decref(out);
+        ct_tensor_decref(sm);
+        ct_tensor_decref(si);
+        return NULL;
+    }
+    if (n != NULL) {
+        n->s[0] = ct_scalar_bool(training);
+        n->d[0] = eps;
+    }
+    hand_out(sm, save_mean);
+    hand_out(si, save_invstd);
+    return out;
+}
+
+static int
+check_features(const char *what, int64_t expected, const ct_tensor *t)
+{
+    if (t != NULL && t->numel != expected) {
+        return ct_error(CT_ERR_RUNTIME, "%s should contain %lld elements not %lld", what,
+                        (long long)expected, (long long)t->numel);
+    }
+    return 0;
+}
+
+ct_tensor *
+ctag_batch_norm(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias,
+                ct_tensor *running_mean, ct_tensor *running_var, bool training,
+                double momentum, double eps)
+{
+    AG_NULL_IF_ANY(input);
+    if (ct_wrap_dim(1, input->ndim) < 0) {
+        return NULL;
+    }
+    int64_t C = input->sizes[1];
+    if (input->numel == 0) {
+        /* torch: a clone (times weight[0], plus bias[0]) keeps the graph */
+        ag_frame f = {0};
+        ct_tensor *out = ag_tmp(&f, ctag_clone(input));
+        if (weight != NULL) {
+            out = ag_tmp(&f, ctag_mul(out, ag_tmp(&f, ctag_select(weight, 0, 0))));
+        }
+        if (bias != NULL) {
+            out = ag_tmp(&f, ctag_add(out, ag_tmp(&f, ctag_select(bias, 0, 0)),
+                                      ct_scalar_int(1)));
+        }
+        if (out != NULL) {
+            ct_tensor_incref(out);
+        }
+        ag_end(&f);
+        return out;
+    }
+    if (check_features("running_mean", C, running_mean) < 0) {
+        return NULL;
+    }
+    if (running_mean == NULL && !training) {
+        ct_error(CT_ERR_RUNTIME, "running_mean must be defined in evaluation mode");
+        return NULL;
+    }
+    if (check_features("running_var", C, running_var) < 0) {
+        return NULL;
+    }
+    if (running_var == NULL && !training) {
+        ct_error(CT_ERR_RUNTIME, "running_var must be defined in evaluation mode");
+        return NULL;
+    }
+    if (check_features("weight", C, weight) < 0 || check_features("bias", C, bias) < 0) {
+        return NULL;
+    }
+    return ctag_native_batch_norm(input, weight, bias, running_mean, running_var, training,
+                                  momentum, eps, NULL, NULL);
+}
+
+/* The dims other than 1 (batch norm's and group norm's reduction dims). */
+static int
+dims_but_channel(int ndim, int64_t *dims)
+{
+    int k = 0;
+    for (int d = 0; d < ndim; d++) {
+        if (d != 1) {
+            dims[k++] = d;
+        }
+    }
+    return k;
+}
+
+/* A per-channel vector viewed as [1, C, 1, ...] for an ndim-dim input. */
+static ct_tensor *
+channel_view(ag_frame *f, const ct_tensor *v, int ndim)
+{
+    return v != NULL ? ag_tmp(f, class_view(v, ndim, 1)) : NULL;
+}
+
+/* (g - mean(g) - xhat * mean(g * xhat)) over dims, owned by f: the
+ * common core of the normalizations' input gradients. */
+static ct_tensor *
+norm_core(ag_frame *f, const ct_tensor *g, const ct_tensor *xhat, int nd,
+          const int64_t *dims)
+{
+    ct_tensor *gm = ag_tmp(f, ctag_mean(g, nd, dims, true, CT_DTYPE_COUNT));
+    ct_tensor *p = ag_tmp(f, ctag_mean(ag_tmp(f, ctag_mul(g, xhat)), nd, dims, true,
+                                       CT_DTYPE_COUNT));
+    ct_tensor *t = ag_tmp(f, ctag_sub(g, gm, ct_scalar_int(1)));
+    return ag_tmp(f, ctag_sub(t, ag_tmp(f, ctag_mul(xhat, p)), ct_scalar_int(1)));
+}
+
+/* (x - mean) and rsqrt(var + eps) over dims with ctag_ ops, owned by f. */
+static int
+moments(ag_frame *f, const ct_tensor *x, int nd, const int64_t *dims, double eps,
+        ct_tensor **xc, ct_tensor **rstd)
+{
+    ct_tensor *mean = ag_tmp(f, ctag_mean(x, nd, dims, true, CT_DTYPE_COUNT));
+    *xc = ag_tmp(f, ctag_sub(x, mean, ct_scalar_int(1)));
+    ct_tensor *var = ag_tmp(f, ctag_mean(ag_tmp(f, ctag_mul(*xc, *xc)), nd, dims, true,
+                                         CT_DTYPE_COUNT));
+    *rstd = ag_tmp(f, ag_unary(CT_UNARY_RSQRT, ag_tmp(f, ag_add_s(var, eps))));
+    return *rstd != NULL ? 0 : -1;
+}
+
+/* Give the three gradients of a normalization node to go[] (cast to the
+ * input's dtype for the input); consumes r[]. */
+static int
+give_three(ct_node *n, ct_tensor **r, ct_tensor **go)
+{
+    int rc = 0;
+    for (int k = 0; k < 3; k++) {
+        if (!ct_node_needs(n, k)) {
+            ct_tensor_decref(r[k]);
+            continue;
+        }
+        if (r[k] == NULL) {
+            rc = -1;
+            continue;
+        }
+        go[k] = r[k];
+    }
+    if (rc < 0) {
+        for (int k = 0; k < 3; k++) {
+            ct_tensor_decref(go[k]);
+            go[k] = NULL;
+        }
+    }
+    return rc;
+}
+
+static int
+bn_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
+{
+    ag_frame f = {0};
+    ct_tensor *x, *w, *a, *b, *r[3] = {NULL, NULL, NULL};
+    bool training = n->s[0].v.b;
+    double eps = n->d[0];
+    bool mask[3] = {ct_node_needs(n, 0), ct_node_needs(n, 1), ct_node_needs(n, 2)};
+    const ct_tensor *g = gi[0];
+
+    if (!unpack(&f, n, 0, &x) || !unpack(&f, n, 1, &w) || !unpack(&f, n, 2, &a) ||
+        !unpack(&f, n, 3, &b)) {
+        ag_end(&f);
+        return -1;
+    }
+    const ct_tensor *deps[3] = {g, x, w};
+    if (!want_graph(3, deps)) {
+        int rc = ct_native_batch_norm_backward(g, x, w, training ? NULL : a,
+                                               training ? NULL : b, training ? a : NULL,
+                                               training ? b : NULL, training, eps, mask,
+                                               &r[0], &r[1], &r[2]);
+        ag_end(&f);
+        return rc < 0 ? -1 : give_three(n, r, go);
+    }
+    int64_t dims[CT_MAX_DIMS];
+    int nd = dims_but_channel(x->ndim, dims);
+    ct_tensor *xc, *invstd;
+    if (training) {
+        if (moments(&f, x, nd, dims, eps, &xc, &invstd) < 0) {
+            goto fail;
+        }
+    }
+    else {
+        xc = ag_tmp(&f, ctag_sub(x, channel_view(&f, a, x->ndim), ct_scalar_int(1)));
+        invstd = ag_tmp(&f, ag_unary(CT_UNARY_RSQRT, ag_tmp(&f, ag_add_s(
+                                         channel_view(&f, b, x->ndim), eps))));
+    }
+    ct_tensor *xhat = ag_tmp(&f, ctag_mul(xc, invstd));
+    if (mask[0]) {
+        const ct_tensor *core = training ? norm_core(&f, g, xhat, nd, dims) : g;
+        ct_tensor *t = ag_tmp(&f, ctag_mul(core, invstd));
+        r[0] = w != NULL ? ctag_mul(t, channel_view(&f, w, x->ndim)) : t;
+        if (w == NULL && r[0] != NULL) {
+            ct_tensor_incref(r[0]);
+        }
+    }
+    if (mask[1]) {
+        r[1] = ctag_sum(ag_tmp(&f, ctag_mul(g, xhat)), nd, dims, false, CT_DTYPE_COUNT);
+    }
+    if (mask[2]) {
+        r[2] = ctag_sum(g, nd, dims, false, CT_DTYPE_COUNT);
+    }
+    ag_end(&f);
+    return give_three(n, r, go);
+fail:
+    ag_end(&f);
+    return -1;
+}
+
+/* Slots: saved = input, weight, mean, rstd; ndim[1] and ints[CT_MAX_DIMS
+ * ...] the normalized shape; d[0] eps. */
+ct_tensor *
+ctag_native_layer_norm(const ct_tensor *input, int nshape, const int64_t *normalized_shape,
+                       const ct_tensor *weight, const ct_tensor *bias, double eps,
+                       ct_tensor **mean, ct_tensor **rstd)
+{
+    AG_NULL_IF_ANY(input);
+    ct_tensor *out, *mt, *rt;
+    ct_node *n;
+    if (nshape > CT_MAX_DIMS) {
+        ct_error(CT_ERR_RUNTIME, "layer_norm: too many dimensions");
+        return NULL;
+    }
+    if (ct_native_layer_norm(input, nshape, normalized_shape, weight, bias, eps, &out, &mt,
+                             &rt) < 0) {
+        return NULL;
+    }
+    if (record_norm(&ln_type, input, weight, bias, out, mt, rt, &n) < 0) {
+        ct_tensor_decref(out);
+        ct_tensor_decref(mt);
+        ct_tensor_decref(rt);
+        return NULL;
+    }
+    if (n != NULL) {
+        n->ndim[1] = nshape;
+        memcpy(n->ints + CT_MAX_DIMS, normalized_shape, sizeof(int64_t) * (size_t)nshape);
+        n->d[0] = eps;
+    }
+    hand_out(mt, mean);
+    hand_out(rt, rstd);
+    return out;
+}
+
+static int
+ln_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
+{
+    ag_frame f = {0};
+    ct_tensor *x, *w, *mean, *rstd, *r[3] = {NULL, NULL, NULL};
+    bool mask[3] = {ct_node_needs(n, 0), ct_node_needs(n, 1), ct_node_needs(n, 2)};
+    int nshape = n->ndim[1];
+    const int64_t *shape = n->ints + CT_MAX_DIMS;
+    const ct_tensor *g = gi[0];
+
+    if (!unpack(&f, n, 0, &x) || !unpack(&f, n, 1, &w) || !unpack(&f, n, 2, &mean) ||
+        !unpack(&f, n, 3, &rstd)) {
+        ag_end(&f);
+        return -1;
+    }
+    const ct_tensor *deps[3] = {g, x, w};
+    if (!want_graph(3, deps)) {
+        int rc = ct_native_layer_norm_backward(g, x, nshape, shape, mean, rstd, w, mask,
+                                               &r[0], &r[1], &r[2]);
+        ag_end(&f);
+        return rc < 0 ? -1 : give_three(n, r, go);
+    }
+    int64_t axes[CT_MAX_DIMS], lead[CT_MAX_DIMS];
+    int axis = x->ndim - nshape;
+    for (int d = 0; d < x->ndim; d++) {
+        if (d < axis) {
+            lead[d] = d;
+        }
+        else {
+            axes[d - axis] = d;
+        }
+    }
+    ct_tensor *xc, *rs;
+    if (moments(&f, x, nshape, axes, n->d[0], &xc, &rs) < 0) {
+        ag_end(&f);
+        return -1;
+    }
+    ct_tensor *xhat = ag_tmp(&f, ctag_mul(xc, rs));
+    if (mask[0]) {
+        const ct_tensor *gx = w != NULL ? ag_tmp(&f, ctag_mul(g, w)) : g;
+        r[0] = ctag_mul(rs, norm_core(&f, gx, xhat, nshape, axes));
+    }
+    /* weight / bias: summed over the leading dims (none: as they are) */
+    if (mask[1]) {
+        ct_tensor *p = ag_tmp(&f, ctag_mul(g, xhat));
+        r[1] = axis > 0 ? ctag_sum(p, axis, lead, false, CT_DTYPE_COUNT) : ctag_clone(p);
+    }
+    if (mask[2]) {
+        r[2] = axis > 0 ? ctag_sum(g, axis, lead, false, CT_DTYPE_COUNT) : ctag_clone(g);
+    }
+    ag_end(&f);
+    return give_three(n, r, go);
+}
+
+/* Slots: saved = input, weight, mean, rstd; ints[CT_MAX_DIMS] the group
+ * count; d[0] eps. */
+ct_tensor *
+ctag_native_group_norm(const ct_tensor *input, const ct_tensor *weight,
+                       const ct_tensor *bias, int64_t group, double eps, ct_tensor **mean,
+                       ct_tensor **rstd)
+{
+    AG_NULL_IF_ANY(input);
+    ct_tensor *out, *mt, *rt;
+    ct_node *n;
+    if (ct_native_group_norm(input, weight, bias, group, eps, &out, &mt, &rt) < 0) {
+        return NULL;
+    }
+    if (record_norm(&gn_type, input, weight, bias, out, mt, rt, &n) < 0) {
+        ct_tensor_decref(out);
+        ct_tensor_decref(mt);
+        ct_tensor_decref(rt);
+        return NULL;
+    }
+    if (n != NULL) {
+        n->ints[CT_MAX_DIMS] = group;
+        n->d[0] = eps;
+    }
+    hand_out(mt, mean);
+    hand_out(rt, rstd);
+    return out;
+}
+
+ct_tensor *
+ctag_group_norm(const ct_tensor *input, int64_t num_groups, const ct_tensor *weight,
+                const ct_tensor *bias, double eps)
+{
+    AG_NULL_IF_ANY(input);
+    if (ct_wrap_dim(1, input->ndim) < 0) {     /* torch reads input.size(1) first */
+        return NULL;
+    }
+    return ctag_native_group_norm(input, weight, bias, num_groups, eps, NULL, NULL);
+}
+
+static int
+gn_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
+{
+    ag_frame f = {0};
+    ct_tensor *x, *w, *mean, *rstd, *r[3] = {NULL, NULL, NULL};
+    bool mask[3] = {ct_node_needs(n, 0), ct_node_needs(n, 1), ct_node_needs(n, 2)};
+    int64_t group = n->ints[CT_MAX_DIMS];
+    const ct_tensor *g = gi[0];
+
+    if (!unpack(&f, n, 0, &x) || !unpack(&f, n, 1, &w) || !unpack(&f, n, 2, &mean) ||
+        !unpack(&f, n, 3, &rstd)) {
+        ag_end(&f);
+        return -1;
+    }
+    const ct_tensor *deps[3] = {g, x, w};
+    if (!want_graph(3, deps)) {
+        int rc = ct_native_group_norm_backward(g, x, mean, rstd, w, group, mask, &r[0],
+                                               &r[1], &r[2]);
+        ag_end(&f);
+        return rc < 0 ? -1 : give_three(n, r, go);
+    }
+    /* per (sample, group) statistics over x viewed as (N, G, -1) */
+    int64_t gshape[3] = {x->sizes[0], group, -1}, last = 2;
+    ct_tensor *xg = ag_tmp(&f, ctag_reshape(x, 3, gshape));
+    ct_tensor *xc, *rs;
+    if (xg == NULL || moments(&f, xg, 1, &last, n->d[0], &xc, &rs) < 0) {
+        ag_end(&f);
+        return -1;
+    }
+    ct_tensor *xhg = ag_tmp(&f, ctag_mul(xc, rs));
+    ct_tensor *xhat = ag_tmp(&f, ctag_reshape(xhg, x->ndim, x->sizes));
+    if (mask[0]) {
+        const ct_tensor *gx = w != NULL ? ag_tmp(&f, ctag_mul(g, channel_view(&f, w, x->ndim)))
+                                        : g;
+        ct_tensor *gxg = ag_tmp(&f, ctag_reshape(gx, 3, gshape));
+        ct_tensor *t = ag_tmp(&f, ctag_mul(rs, norm_core(&f, gxg, xhg, 1, &last)));
+        r[0] = ctag_reshape(t, x->ndim, x->sizes);
+    }
+    int64_t dims[CT_MAX_DIMS];
+    int nd = dims_but_channel(x->ndim, dims);
+    if (mask[1]) {
+        r[1] = ctag_sum(ag_tmp(&f, ctag_mul(g, xhat)), nd, dims, false, CT_DTYPE_COUNT);
+    }
+    if (mask[2]) {
+        r[2] = ctag_sum(g, nd, dims, false, CT_DTYPE_COUNT);
+    }
+    ag_end(&f);
+    return give_three(n, r, go);
+}
+
+/* --- embedding ------------------------------------------------------------ */
+
+static int embedding_apply(ct_node *n, ct_tensor **gi, ct_tensor **go);
+static const ct_node_type embedding_type = {"EmbeddingBackward0", embedding_apply, NULL};
+
+/* Slots: saved[0] = indices; s[0] num_weights, s[1] padding_idx; d[0]
+ * scale_grad_by_freq; meta 0 the weight. */
+ct_tensor *
+ctag_embedding(const ct_tensor *weight, const ct_tensor *indices, int64_t padding_idx,
+               bool scale_grad_by_freq)
+{
+    AG_NULL_IF_ANY(weight, indices);
+    ct_tensor *r = ct_embedding(weight, indices);
+    if (r == NULL || !floating(r->dtype) || !ct_any_requires_grad(1, &weight)) {
+        return r;
+    }
+    ct_node *n = ct_record(&embedding_type, 1, &weight, 1, &r);
+    if (n == NULL || ct_node_save(n, 0, indices, false) < 0) {
+        ct_tensor_decref(r);
+        return NULL;
+    }
+    ag_save_meta(n, 0, weight);
+    n->s[0] = ct_scalar_int(weight->sizes[0]);
+    n->s[1] = ct_scalar_int(padding_idx);
+    n->d[0] = scale_grad_by_freq;
+    return r;
+}
+
+/* Under create_graph: the gradient is linear in g, the rows of g scaled
+ * (0 for padding_idx, 1 / count with scale_grad_by_freq) and added into
+ * zeros with index_add. */
+static ct_tensor *
+embedding_graph_grad(ag_frame *f, const ct_tensor *g, const ct_tensor *indices,
+                     int64_t num_weights, int64_t padding_idx, bool by_freq)
+{
+    int64_t K = indices->numel, D = g->ndim > 0 ? g->sizes[g->ndim - 1] : 1;
+    ct_tensor *idx = ag_tmp(f, ct_to_dtype(indices, CT_DTYPE_INT64, false));
+    idx = idx ? ag_tmp(f, ct_contiguous(idx)) : NULL;
+    int64_t kshape[2] = {K, 1}, gshape[2] = {K, D}, wshape[2] = {num_weights, D};
+    ct_tensor *coef = ag_tmp(f, ct_ones(2, kshape, CT_DTYPE_FLOAT64));
+    if (idx == NULL || coef == NULL) {
+        return NULL;
+    }
+    const int64_t *ip = (const int64_t *)ct_tensor_data(idx);
+    double *cp = (double *)ct_tensor_data(coef);
+    for (int64_t k = 0; k < K; k++) {
+        if (ip[k] < 0 || ip[k] >= num_weights) {
+            ct_error(CT_ERR_INDEX, "index out of range in self");
+            return NULL;
+        }
+        int64_t count = 0;
+        for (int64_t i = 0; by_freq && i < K; i++) {
+            count += ip[i] == ip[k];
+        }
+        cp[k] = ip[k] == padding_idx ? 0 : by_freq ? 1.0 / (double)count : 1.0;
+    }
+    int64_t flat = -1;
+    ct_tensor *gf = ag_tmp(f, ctag_reshape(g, 2, gshape));
+    ct_tensor *c = ag_tmp(f, ct_to_dtype(coef, g->dtype, false));
+    ct_tensor *gs = gf && c ? ag_tmp(f, ctag_mul(gf, c)) : NULL;
+    ct_tensor *zeros = ag_tmp(f, ct_zeros(2, wshape, g->dtype));
+    ct_tensor *iflat = ag_tmp(f, ct_reshape(idx, 1, &flat));
+    return gs && zeros && iflat ? ag_tmp(f, ctag_index_add(zeros, 0, iflat, gs,
+                                                           ct_scalar_int(1)))
+                                : NULL;
+}
+
+static int
+embedding_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
+{
+    ag_frame f = {0};
+    ct_tensor *indices;
+    int64_t nw = n->s[0].v.i, pad = n->s[1].v.i;
+    bool by_freq = n->d[0] != 0;
+    ct_tensor *r = NULL;
+    const ct_tensor *g = gi[0];
+
+    if (unpack(&f, n, 0, &indices) && indices != NULL) {
+        if (want_graph(1, &g)) {
+            r = embedding_graph_grad(&f, g, indices, nw, pad, by_freq);
+            if (r != NULL) {
+                ct_tensor_incref(r);
+            }
+        }
+        else {
+            r = ct_embedding_dense_backward(g, indices, nw, pad, by_freq);
+        }
+    }
+    ag_end(&f);
+    go[0] = ag_to_input(n, 0, r);
+    return go[0] != NULL ? 0 : -1;
+}
