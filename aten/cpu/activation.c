@@ -19,13 +19,13 @@
 #pragma GCC diagnostic ignored "-Wtype-limits"
 
 const char *const ct_act_names[CT_ACT_COUNT] = {
-#define X(E, N, K, B, BB) [E] = #N,
+#define X(E, N, K, B, BI, BB) [E] = #N,
     CT_FORALL_ACTIVATIONS(X)
 #undef X
 };
 
 static const char *const kernel_names[CT_ACT_COUNT] = {
-#define X(E, N, K, B, BB) [E] = K,
+#define X(E, N, K, B, BI, BB) [E] = K,
     CT_FORALL_ACTIVATIONS(X)
 #undef X
 };
@@ -55,14 +55,18 @@ typedef struct {
 /* clamp's order: max with min_val, then min with max_val; NaN passes */
 #define F_hardtanh(a) ((a) < P0 ? (P0 > P1 ? P1 : P0) : ((a) > P1 ? P1 : (a)))
 #define F_threshold(a) ((a) <= P0 ? P1 : (a))
-#define F_hardsigmoid(a) (fmin(fmax((a) + (A)3, ZERO), (A)6) / (A)6)
-#define F_hardswish(a) ((a) * fmin(fmax((a) + (A)3, ZERO), (A)6) / (A)6)
+/* std::min / std::max as PyTorch's kernels use them (a NaN first operand
+ * passes through, unlike fmin / fmax) */
+#define MAX_(a, b) ((a) < (b) ? (b) : (a))
+#define MIN_(a, b) ((b) < (a) ? (b) : (a))
+#define F_hardsigmoid(a) (MIN_(MAX_((a) + (A)3, ZERO), (A)6) / (A)6)
+#define F_hardswish(a) ((a) * MIN_(MAX_((a) + (A)3, ZERO), (A)6) / (A)6)
 #define F_gelu_tanh(a)                                                         \
     ((A)0.5 * (a) * (ONE + tanh(K_BETA * ((a) + K_KAPPA * ((a) * (a) * (a))))))
 #define F_mish(a) ((a) * tanh(log1p(exp(a))))
 #define F_softshrink(a) ((a) > P0 ? (a) - P0 : ((a) < -P0 ? (a) + P0 : ZERO))
 #define F_hardshrink(a) (((a) >= -P0 && (a) <= P0) ? ZERO : (a))
-#define F_log_sigmoid(a) (fmin(ZERO, (a)) - log1p(exp(-fabs(a))))
+#define F_log_sigmoid(a) (MIN_(ZERO, (a)) - log1p(exp(-fabs(a))))
 
 /* integer forms (hardtanh, threshold): parameters truncated to the type */
 #define I_hardtanh(a)                                                          \

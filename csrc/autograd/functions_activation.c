@@ -19,13 +19,21 @@ static int act_apply(ct_node *n, ct_tensor **gi, ct_tensor **go);
 static int act_bb_apply(ct_node *n, ct_tensor **gi, ct_tensor **go);
 
 static const ct_node_type act_types[CT_ACT_COUNT] = {
-#define X(E, N, K, B, BB) [E] = {B, act_apply, NULL},
+#define X(E, N, K, B, BI, BB) [E] = {B, act_apply, NULL},
+    CT_FORALL_ACTIVATIONS(X)
+#undef X
+};
+
+/* the in-place forms' nodes: the same formula (on a copy of the input taken
+ * before the write) under the name PyTorch gives them */
+static const ct_node_type act_inplace_types[CT_ACT_COUNT] = {
+#define X(E, N, K, B, BI, BB) [E] = {BI, act_apply, NULL},
     CT_FORALL_ACTIVATIONS(X)
 #undef X
 };
 
 static const ct_node_type act_bb_types[CT_ACT_COUNT] = {
-#define X(E, N, K, B, BB) [E] = {BB, act_bb_apply, NULL},
+#define X(E, N, K, B, BI, BB) [E] = {BB, act_bb_apply, NULL},
     CT_FORALL_ACTIVATIONS(X)
 #undef X
 };
@@ -72,9 +80,9 @@ ctag_activation(ct_act_op op, const ct_tensor *t, const double *p, ct_tensor *ou
         ct_tensor_bump_version(r);
     }
     if (rec) {
-        const ct_node_type *type = &act_types[op];
-        ct_node *n = mode == CT_OUT_INPLACE ? ct_record_inplace(type, 1, &t, r)
-                                            : ct_record(type, 1, &t, 1, &r);
+        ct_node *n = mode == CT_OUT_INPLACE
+                         ? ct_record_inplace(&act_inplace_types[op], 1, &t, r)
+                         : ct_record(&act_types[op], 1, &t, 1, &r);
         if (n != NULL) {
             params_save(n, p);
             if (ct_node_save(n, 0, orig != NULL ? orig : t, false) < 0) {
@@ -113,7 +121,9 @@ ctag_activation_backward(ct_act_op op, const ct_tensor *grad, const ct_tensor *x
 static int
 act_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
 {
-    ct_act_op op = (ct_act_op)(n->type - act_types);
+    bool inplace = n->type >= act_inplace_types &&
+                   n->type < act_inplace_types + CT_ACT_COUNT;
+    ct_act_op op = (ct_act_op)(n->type - (inplace ? act_inplace_types : act_types));
     double p[CT_ACT_MAX_PARAMS];
     ct_tensor *x = ct_node_unpack(n, 0);
     if (x == NULL) {

@@ -7,8 +7,11 @@
  * with op an index into _C._activation_ops(); the functions that torch
  * itself exports (torch.threshold, celu, selu, hardshrink and their
  * in-place forms, Tensor.hardshrink) have their own signatures here.
+ * _C._linalg_qr (torch.linalg.qr, for nn.init.orthogonal_) lives here too.
  */
 #include "argparse.h"
+
+#include <string.h>
 
 #define FASTCALL PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
 
@@ -93,7 +96,8 @@ impl_celu(bool inplace, FASTCALL)
     }
     double alpha = ct_scalar_to_double(v[1].s);
     if (alpha == 0) {
-        PyErr_SetString(PyExc_RuntimeError, "ZeroDivisionError");
+        PyErr_SetString(PyExc_RuntimeError,
+                        "ZeroDivisionError: alpha cannot be 0 for CELU");
         return NULL;
     }
     double p[CT_ACT_MAX_PARAMS] = {alpha, 1.0, 1.0 / alpha};
@@ -123,6 +127,64 @@ impl_hardshrink(FASTCALL)
     }
     double p[CT_ACT_MAX_PARAMS] = {ct_scalar_to_double(v[1].s), 0, 0};
     return run(CT_ACT_HARDSHRINK, v[0].t, p, false);
+}
+
+/* linalg.qr(A, mode='reduced') -> (Q, R), a plain tuple; mode 'r' gives an
+ * empty Q, as torch does.  No derivative: an input that requires grad is refused
+ * rather than given a result without history. */
+static PyObject *
+fn_linalg_qr(PyObject *mod, FASTCALL)
+{
+    static ctpy_sig sig = CTPY_SIG("linalg_qr(Tensor A, str? mode=None)");
+    ctpy_arg v[2];
+    ct_tensor *q = NULL, *r = NULL;
+    int mode, rc;
+    (void)mod;
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    const char *m = v[1].is_none ? "reduced" : PyUnicode_AsUTF8(v[1].obj);
+    if (m == NULL) {
+        return NULL;
+    }
+    if (strcmp(m, "reduced") == 0) {
+        mode = 0;
+    }
+    else if (strcmp(m, "complete") == 0) {
+        mode = 1;
+    }
+    else if (strcmp(m, "r") == 0) {
+        mode = 2;
+    }
+    else {
+        PyErr_Format(PyExc_RuntimeError, "qr received unrecognized mode '%s' but "
+                     "expected one of 'reduced' (default), 'r', or 'complete'", m);
+        return NULL;
+    }
+    if (ct_grad_enabled() && ct_requires_grad(v[0].t)) {
+        PyErr_SetString(PyExc_NotImplementedError,
+                        "the derivative for 'linalg_qr' is not implemented.");
+        return NULL;
+    }
+    CTPY_RUN(v[0].t->numel, rc = ct_linalg_qr(v[0].t, mode, &q, &r));
+    if (rc < 0) {
+        return ctpy_raise();
+    }
+    if (q == NULL) {
+        int64_t zero = 0;
+        q = ct_empty(1, &zero, r->dtype, ct_tensor_device(r));
+        if (q == NULL) {
+            ct_tensor_decref(r);
+            return ctpy_raise();
+        }
+    }
+    PyObject *pq = ctpy_result(q), *pr = ctpy_result(r);
+    if (pq == NULL || pr == NULL) {
+        Py_XDECREF(pq);
+        Py_XDECREF(pr);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", pq, pr);
 }
 
 #define FORALL_INPLACE_PAIRS(X) X(threshold) X(celu) X(selu)
@@ -160,6 +222,7 @@ PyMethodDef ctpy_nn_activation_functions[] = {
     FORALL_INPLACE_PAIRS(X)
 #undef X
     CTPY_METH("hardshrink", fn_hardshrink, NULL),
+    CTPY_METH("_linalg_qr", fn_linalg_qr, NULL),
     {NULL, NULL, 0, NULL},
 };
 

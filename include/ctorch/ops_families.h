@@ -27,6 +27,9 @@
 #if __has_include("ops_activation.h")
 #include "ops_activation.h"
 #endif
+#if __has_include("ops_linalg_qr.h")
+#include "ops_linalg_qr.h"
+#endif
 
 #include "ops_nn.h"
 

@@ -57,8 +57,8 @@ def bilinear(input1, input2, weight, bias=None):
                            % (input1.dim(), input2.dim()))
     for i in range(input1.dim() - 1):
         if input1.size(i) != input2.size(i):
-            raise RuntimeError("bilinear(): input batch dimensions do not match: got "
-                               "%d and %d" % (input1.size(i), input2.size(i)))
+            raise RuntimeError("bilinear(): input batch dimensions do not match at dim "
+                               "%d: got %d and %d" % (i, input1.size(i), input2.size(i)))
     if input1.size(-1) != weight.size(1):
         raise RuntimeError("bilinear(): input1 size does not match weight size: got %d "
                            "but expected %d" % (input1.size(-1), weight.size(1)))
@@ -311,6 +311,8 @@ def logsigmoid(input):
 def gelu(input, approximate="none"):
     """x * Phi(x), or its tanh approximation with approximate='tanh'."""
     if approximate == "none":
+        if not input.is_floating_point():
+            _act(input, _OPS["gelu_tanh"])     # raises torch's GeluKernelImpl error
         return _C.gelu(input)
     if approximate == "tanh":
         return _act(input, _OPS["gelu_tanh"])
@@ -448,13 +450,18 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return _C.div(input, denom, out=out)
 
 
+# c10's ScalarType names, as its messages print dtypes
+_SCALAR_TYPE_NAMES = {"torch.int64": "Long", "torch.int32": "Int", "torch.int16": "Short",
+                      "torch.int8": "Char", "torch.uint8": "Byte", "torch.bool": "Bool"}
+
+
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum(x1 / ||x1|| * x2 / ||x2||) along dim, each norm at least eps,
     composed as PyTorch 1.13 composes it."""
     common = _C.result_type(x1, x2)
     if not common.is_floating_point:
         raise RuntimeError("expected common dtype to be floating point, yet common dtype "
-                           "is %s" % str(common).replace("torch.", "").capitalize())
+                           "is %s" % _SCALAR_TYPE_NAMES.get(str(common), str(common)))
     a, b = _C.broadcast_tensors(x1.to(common), x2.to(common))
     na = (a * a).sum(dim, keepdim=True)
     nb = (b * b).sum(dim, keepdim=True)
@@ -490,6 +497,10 @@ def pad(input, pad, mode="constant", value=None):
     if not (1 <= npad <= 3 and input.dim() in (npad + 1, npad + 2)):
         raise NotImplementedError("Only 2D, 3D, 4D, 5D padding with non-constant padding "
                                   "are supported for now")
+    if mode == "circular" and len(pad) != 2 * (input.dim() - 2):
+        # circular padding wants a batch dimension
+        raise RuntimeError("Invalid padding size, expected %d but got %d"
+                           % (2 * (input.dim() - 2), len(pad)))
     out = input
     for k in range(npad):
         d = input.dim() - 1 - k
@@ -499,7 +510,9 @@ def pad(input, pad, mode="constant", value=None):
             raise RuntimeError("Argument #%d: Padding size should be less than the "
                                "corresponding input dimension, but got: padding (%d, %d) "
                                "at dimension %d of input %s"
-                               % (4 + 2 * k, lo, hi, d, list(input.shape)))
+                               % (4 + 2 * k, lo, hi, d,
+                                  # (torch's 2-d kernel prints the rank)
+                                  input.dim() if npad == 2 else list(input.shape)))
         if mode == "circular" and (lo > n or hi > n):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         idx = _C.arange(-lo, n + hi)

@@ -1,4 +1,7 @@
 """nn.Parameter: a tensor that a Module registers as its parameter."""
+import os
+from collections import OrderedDict
+
 from .._tensor import Tensor
 
 __all__ = ["Parameter"]
@@ -17,8 +20,7 @@ class Parameter(Tensor):
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
-        result = type(self)(self.data.clone(),
-                            self.requires_grad)
+        result = type(self)(self.data.clone(), self.requires_grad)
         memo[id(self)] = result
         return result
 
@@ -26,10 +28,20 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
     def __reduce_ex__(self, proto):
-        return (_rebuild_parameter, (self.data, self.requires_grad))
+        # torch pickles through torch._utils._rebuild_parameter with the same
+        # arguments; hooks are not saved (Note [Don't serialize hooks])
+        return (_rebuild_parameter, (self.data, self.requires_grad, OrderedDict()))
 
 
-def _rebuild_parameter(data, requires_grad):
-    return Parameter(data, requires_grad)
+def _rebuild_parameter(data, requires_grad, backward_hooks=None):
+    """Unpickling: torch._utils._rebuild_parameter's signature."""
+    param = Parameter(data, requires_grad)
+    if backward_hooks:
+        param._backward_hooks = backward_hooks
+    return param
 
 
+# Printed names follow PyTorch's under ctorchrun
+# (<class 'torch.nn.parameter.Parameter'>).
+if os.environ.get("CTORCH_TORCH_NAMES") == "1":
+    Parameter.__module__ = "torch.nn.parameter"
