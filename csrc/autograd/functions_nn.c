@@ -1164,3 +1164,47 @@ embedding_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
     go[0] = ag_to_input(n, 0, r);
     return go[0] != NULL ? 0 : -1;
 }
+
+/* --- kl_div --------------------------------------------------------------- */
+
+/* torch's kl_div, a composite: exp(target) * (target - input) for log
+ * targets, else xlogy(target, target) - target * input (xlogy: 0 where
+ * target is 0), then reduced. */
+ct_tensor *
+ctag_kl_div(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction,
+            bool log_target)
+{
+    AG_NULL_IF_ANY(input, target);
+    if (!floating(input->dtype) || !floating(target->dtype)) {
+        ct_error(CT_ERR_RUNTIME, "kl_div: Integral inputs not supported.");
+        return NULL;
+    }
+    ag_frame f = {0};
+    ct_tensor *out;
+    if (log_target) {
+        ct_tensor *e = ag_tmp(&f, ag_unary(CT_UNARY_EXP, target));
+        out = ag_tmp(&f, ctag_mul(e, ag_tmp(&f, ctag_sub(target, input, ct_scalar_int(1)))));
+    }
+    else {
+        ct_tensor *zero = ag_tmp(&f, ct_zeros(0, NULL, target->dtype));
+        ct_tensor *one = ag_tmp(&f, ct_ones(0, NULL, target->dtype));
+        ct_tensor *is0 = zero ? ag_tmp(&f, ct_binary(CT_BINARY_EQ, target, zero,
+                                                     ct_scalar_int(1), NULL, CT_OUT_NEW))
+                              : NULL;
+        ct_tensor *safe = is0 && one ? ag_tmp(&f, ctag_where(is0, one, target)) : NULL;
+        ct_tensor *tl = ag_tmp(&f, ctag_mul(target, ag_tmp(&f, ag_unary(CT_UNARY_LOG, safe))));
+        ct_tensor *xl = tl ? ag_tmp(&f, ctag_where(is0, zero, tl)) : NULL;
+        out = ag_tmp(&f, ctag_sub(xl, ag_tmp(&f, ctag_mul(target, input)), ct_scalar_int(1)));
+    }
+    if (out != NULL && reduction == CT_REDUCTION_MEAN) {
+        out = ag_tmp(&f, ctag_mean(out, 0, NULL, false, CT_DTYPE_COUNT));
+    }
+    else if (out != NULL && reduction == CT_REDUCTION_SUM) {
+        out = ag_tmp(&f, ctag_sum(out, 0, NULL, false, CT_DTYPE_COUNT));
+    }
+    if (out != NULL) {
+        ct_tensor_incref(out);
+    }
+    ag_end(&f);
+    return out;
+}

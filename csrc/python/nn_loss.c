@@ -4,8 +4,8 @@
  *
  * torch keeps most of these in torch._C._nn; here they are private _C
  * functions (a leading underscore) that python/ctorch/nn/_functional_loss.py
- * calls, except binary_cross_entropy_with_logits, which torch also
- * exports as torch.binary_cross_entropy_with_logits.  Reductions are
+ * calls, except binary_cross_entropy_with_logits and kl_div, which torch
+ * also exports as torch functions.  Reductions are
  * torch's integers (F._Reduction.get_enum: 0 none, 1 mean, 2 sum).
  */
 #include "argparse.h"
@@ -159,6 +159,22 @@ fn__cross_entropy_loss(FASTCALL)
     return ctpy_result(r);
 }
 
+static PyObject *
+fn_kl_div(FASTCALL)
+{
+    static ctpy_sig sig = CTPY_SIG(
+        "kl_div(Tensor input, Tensor target, int reduction=1, *, bool log_target=False)");
+    ctpy_arg v[4];
+    ct_reduction red;
+    (void)self;
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0 || reduction_of(&v[2], &red) < 0) {
+        return NULL;
+    }
+    ct_tensor *r;
+    CTPY_RUN(v[0].t->numel, r = ctag_kl_div(v[0].t, v[1].t, red, v[3].b));
+    return ctpy_result(r);
+}
+
 #define ENTRY(NAME) CTPY_METH(#NAME, fn_##NAME, NULL),
 
 PyMethodDef ctpy_nn_loss_functions[] = {
@@ -169,5 +185,6 @@ PyMethodDef ctpy_nn_loss_functions[] = {
     FORALL_NLL_BINDINGS(X)
 #undef X
     ENTRY(_cross_entropy_loss)
+    ENTRY(kl_div)
     {NULL, NULL, 0, NULL},
 };

@@ -40,6 +40,9 @@ ct_tensor *ctag_nll_loss_nd(const ct_tensor *input, const ct_tensor *target,
 ct_tensor *ctag_cross_entropy_loss(const ct_tensor *input, const ct_tensor *target,
                                    const ct_tensor *weight, ct_reduction reduction,
                                    int64_t ignore_index, double label_smoothing);
+/* torch.kl_div (composed of tensor ops, as in torch). */
+ct_tensor *ctag_kl_div(const ct_tensor *input, const ct_tensor *target,
+                       ct_reduction reduction, bool log_target);
 
 /* --- normalization -------------------------------------------------------- */
 /* native_batch_norm with NativeBatchNormBackward0 (edges: input, weight,

@@ -3,8 +3,8 @@ argument handling (legacy size_average / reduce, the shape checks and
 warnings) is here, the arithmetic in C (the _C functions of
 csrc/python/nn_loss.c: fused kernels with their own backward nodes, and
 cross entropy composed of log_softmax and nll_loss exactly as torch
-composes it).  l1_loss and kl_div are composites in torch too and are
-written here with tensor ops, so their graphs have torch's nodes."""
+composes it).  l1_loss is a composite in torch too and is written here
+with tensor ops, so its graph has torch's nodes."""
 import warnings
 from typing import Optional
 
@@ -148,18 +148,6 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
                                   ignore_index, label_smoothing)
 
 
-def _xlogy(x, y):
-    """torch.xlogy (x * log(y), 0 where x == 0 unless y is NaN) from tensor
-    ops, when ctorch has no xlogy of its own."""
-    own = getattr(ctorch, "xlogy", None)
-    if own is not None:
-        return own(x, y)
-    zero = x == 0
-    safe = ctorch.where(zero, ctorch.ones_like(y), y)
-    r = x * safe.log()
-    return ctorch.where(zero & ~y.isnan(), ctorch.zeros_like(r), r)
-
-
 def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
            reduce: Optional[bool] = None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
@@ -183,19 +171,3 @@ def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
     if reduction == "batchmean" and input.dim() != 0:
         reduced = reduced / input.size()[0]
     return reduced
-
-
-def _kl_div(input, target, reduction=1, log_target=False):
-    """torch.kl_div: the pointwise divergence, reduced (torch composes it of
-    tensor ops too)."""
-    if not input.dtype.is_floating_point or not target.dtype.is_floating_point:
-        raise RuntimeError("kl_div: Integral inputs not supported.")
-    if log_target:
-        output = ctorch.exp(target) * (target - input)
-    else:
-        output = _xlogy(target, target) - target * input
-    return _apply_loss_reduction(output, reduction)
-
-
-if not hasattr(ctorch, "kl_div"):
-    ctorch.kl_div = _kl_div

@@ -13,3 +13,10 @@ from .dropout import (  # noqa: F401
     AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout,
 )
 from .flatten import Flatten, Unflatten  # noqa: F401
+from .loss import (  # noqa: F401
+    BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
+    NLLLoss, NLLLoss2d, SmoothL1Loss,
+)
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d  # noqa: F401
+from .normalization import GroupNorm, LayerNorm  # noqa: F401
+from .sparse import Embedding  # noqa: F401
