@@ -218,6 +218,7 @@ PyObject *ctpy_node_wrap(ct_node *n);       /* grad_fn objects (None for NULL) *
     X(pointwise_ternary)        \
     X(nn_loss)                  \
     X(nn_norm)                   \
+    X(nn_conv)                  \
     X(nn_activation)
 
 #define X(F)                                                               \

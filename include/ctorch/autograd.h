@@ -426,6 +426,9 @@ ct_tensor *ctag_column_stack(int64_t n, const ct_tensor *const *ts, ct_tensor *o
 /* The activations of torch.nn (functions_activation.c). */
 #include "autograd_activation.h"
 
+/* Convolution, pooling, unfold / fold, upsampling (functions_conv.c). */
+#include "autograd_conv.h"
+
 /* The losses, normalization layers and embedding of torch.nn (functions_nn.c). */
 #include "autograd_nn.h"
 

@@ -32,5 +32,6 @@
 #endif
 
 #include "ops_nn.h"
+#include "ops_conv.h"
 
 #endif

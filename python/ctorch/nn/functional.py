@@ -4,4 +4,5 @@ and is re-exported here."""
 from ._functional_basic import *  # noqa: F401,F403,E402
 from ._functional_basic import _get_softmax_dim  # noqa: F401,E402
 from ._functional_loss import *  # noqa: F401,F403,E402
+from ._functional_conv import *  # noqa: F401,F403,E402
 from ._functional_norm import *  # noqa: F401,F403,E402
