@@ -203,6 +203,10 @@ ploss_graph_grad(ag_frame *f, ct_ploss_op op, const ct_tensor *g, ct_tensor *x,
         const ct_tensor *pos = sl1 ? g : ag_tmp(f, ag_mul_s(g, p));
         const ct_tensor *neg = sl1 ? ng : ag_tmp(f, ag_mul_s(ng, p));
         r = ag_tmp(f, ctag_where(mlo, neg, ag_tmp(f, ctag_where(mhi, pos, mid))));
+        if (sl1 && p == 0 && r != NULL) {
+            /* piecewise constant, but still a function of x (as in torch) */
+            r = ag_tmp(f, ctag_add(r, ag_tmp(f, ag_mul_s(d, 0)), ct_scalar_int(1)));
+        }
         break;
     }
     case CT_PLOSS_BCE: {
@@ -372,7 +376,8 @@ nll_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
         goto done;
     }
     const ct_tensor *g = gi[0];
-    if (want_graph(1, &g)) {
+    const ct_tensor *deps[2] = {g, x};
+    if (want_graph(2, deps)) {
         ct_tensor *ones = ag_tmp(&f, ct_ones(g->ndim, g->sizes, g->dtype));
         ct_tensor *pat = ones ? ag_tmp(&f, ct_nll_loss_backward(ones, x, t, w, red, ignore,
                                                                tw))
@@ -381,7 +386,15 @@ nll_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
         if (pat != NULL && red == CT_REDUCTION_NONE && g->ndim > 0) {
             gb = ag_tmp(&f, ctag_unsqueeze(g, 1));
         }
-        r = pat != NULL && gb != NULL ? ctag_mul(pat, gb) : NULL;
+        r = pat != NULL && gb != NULL ? ag_tmp(&f, ctag_mul(pat, gb)) : NULL;
+        /* torch's gradient depends on the input too (its derivative is
+         * zero): keep it in the graph */
+        r = r != NULL && ct_requires_grad(x) ? ag_tmp(&f, ctag_add(r, ag_tmp(&f, ag_mul_s(x, 0)),
+                                                                   ct_scalar_int(1)))
+                                             : r;
+        if (r != NULL) {
+            ct_tensor_incref(r);
+        }
     }
     else {
         r = ct_nll_loss_backward(g, x, t, w, red, ignore, tw);
