@@ -4,12 +4,15 @@ import warnings
 
 from ... import _C
 from .. import functional as F
+from ..init import constant_, xavier_normal_, xavier_uniform_
 from ..parameter import Parameter
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module, _torch_names
 
 __all__ = ["Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid",
            "Tanh", "SiLU", "Mish", "Hardswish", "ELU", "CELU", "SELU", "GLU", "GELU",
-           "Hardshrink", "LeakyReLU", "LogSigmoid", "Softplus", "Softshrink", "PReLU",
+           "Hardshrink", "LeakyReLU", "LogSigmoid", "Softplus", "Softshrink",
+           "MultiheadAttention", "PReLU",
            "Softsign", "Tanhshrink", "Softmin", "Softmax", "Softmax2d", "LogSoftmax"]
 
 
@@ -296,6 +299,113 @@ class Softshrink(Module):
 
     def extra_repr(self):
         return str(self.lambd)
+
+
+class MultiheadAttention(Module):
+    """Multi-head attention (Vaswani et al.) with PyTorch 1.13's parameters,
+    initialization and arithmetic (F.multi_head_attention_forward; the
+    fused inference fast path is not taken, its results are the same)."""
+
+    __constants__ = ["batch_first"]
+
+    def __init__(self, embed_dim, num_heads, dropout=0., bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False,
+                 device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        assert self.head_dim * num_heads == self.embed_dim, \
+            "embed_dim must be divisible by num_heads"
+
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(_C.empty((embed_dim, embed_dim), **factory_kwargs))
+            self.k_proj_weight = Parameter(_C.empty((embed_dim, self.kdim), **factory_kwargs))
+            self.v_proj_weight = Parameter(_C.empty((embed_dim, self.vdim), **factory_kwargs))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(_C.empty((3 * embed_dim, embed_dim),
+                                                     **factory_kwargs))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+
+        if bias:
+            self.in_proj_bias = Parameter(_C.empty(3 * embed_dim, **factory_kwargs))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        **factory_kwargs)
+
+        if add_bias_kv:
+            self.bias_k = Parameter(_C.empty((1, 1, embed_dim), **factory_kwargs))
+            self.bias_v = Parameter(_C.empty((1, 1, embed_dim), **factory_kwargs))
+        else:
+            self.bias_k = self.bias_v = None
+
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim:
+            xavier_uniform_(self.in_proj_weight)
+        else:
+            xavier_uniform_(self.q_proj_weight)
+            xavier_uniform_(self.k_proj_weight)
+            xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            constant_(self.in_proj_bias, 0.)
+            constant_(self.out_proj.bias, 0.)
+        if self.bias_k is not None:
+            xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            xavier_normal_(self.bias_v)
+
+    def __setstate__(self, state):
+        # modules pickled before _qkv_same_embed_dim existed
+        if "_qkv_same_embed_dim" not in state:
+            state["_qkv_same_embed_dim"] = True
+        super().__setstate__(state)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True):
+        is_batched = query.dim() == 3
+        if key_padding_mask is not None:
+            if key_padding_mask.dtype != _C.bool and \
+                    not key_padding_mask.is_floating_point():
+                raise AssertionError("only bool and floating types of key_padding_mask "
+                                     "are supported")
+        if self.batch_first and is_batched:
+            # keep `is` identities between query, key and value
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = [x.transpose(1, 0) for x in (query, key)]
+                    value = key
+            else:
+                query, key, value = [x.transpose(1, 0) for x in (query, key, value)]
+
+        kwargs = dict(training=self.training, key_padding_mask=key_padding_mask,
+                      need_weights=need_weights, attn_mask=attn_mask,
+                      average_attn_weights=average_attn_weights)
+        if not self._qkv_same_embed_dim:
+            kwargs.update(use_separate_proj_weight=True, q_proj_weight=self.q_proj_weight,
+                          k_proj_weight=self.k_proj_weight,
+                          v_proj_weight=self.v_proj_weight)
+        attn_output, attn_output_weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, **kwargs)
+        if self.batch_first and is_batched:
+            return attn_output.transpose(1, 0), attn_output_weights
+        return attn_output, attn_output_weights
 
 
 class PReLU(Module):
