@@ -56,49 +56,60 @@ valid_range(int64_t off, int64_t s, int64_t in, int64_t out, int64_t *lo, int64_
 /* im2col of one group of one sample: x [cg, ih, iw] -> cols [cg*kh*kw, L].
  * col2im adds cols back into x (which the caller zeroed). */
 #define IM2COL_LOOPS(E, T, S, A)                                                 \
-    static void im2col_##S(const conv_geom *g, const char *px, char *pc)       \
+    static void im2col_##S(const conv_geom *g, const char *px, char *pc,       \
+                           int64_t ld)                                         \
     {                                                                          \
         const T *x = (const T *)px;                                            \
         T *cols = (T *)pc;                                                     \
-        const int64_t L = g->oh * g->ow;                                       \
+        T zero;                                                                \
+        memset(&zero, 0, sizeof zero);                                         \
         for (int64_t c = 0; c < g->cg; c++) {                                  \
             for (int64_t i = 0; i < g->kh; i++) {                              \
                 for (int64_t j = 0; j < g->kw; j++) {                          \
-                    T *row = cols + ((c * g->kh + i) * g->kw + j) * L;         \
+                    T *row = cols + ((c * g->kh + i) * g->kw + j) * ld;        \
                     int64_t xlo, xhi;                                          \
                     valid_range(j * g->dw - g->pw, g->sw, g->iw, g->ow, &xlo, &xhi); \
                     for (int64_t oy = 0; oy < g->oh; oy++) {                   \
                         int64_t iy = oy * g->sh - g->ph + i * g->dh;           \
                         T *r = row + oy * g->ow;                               \
+                        /* rows are short: plain loops beat memcpy calls */ \
                         if (iy < 0 || iy >= g->ih) {                           \
-                            memset(r, 0, sizeof(T) * (size_t)g->ow);           \
+                            for (int64_t ox = 0; ox < g->ow; ox++) {           \
+                                r[ox] = zero;                                  \
+                            }                                                  \
                             continue;                                          \
                         }                                                      \
                         const T *xr = x + (c * g->ih + iy) * g->iw + j * g->dw - g->pw; \
-                        memset(r, 0, sizeof(T) * (size_t)xlo);                 \
+                        for (int64_t ox = 0; ox < xlo; ox++) {                 \
+                            r[ox] = zero;                                      \
+                        }                                                      \
                         if (g->sw == 1) {                                      \
-                            memcpy(r + xlo, xr + xlo, sizeof(T) * (size_t)(xhi - xlo)); \
+                            for (int64_t ox = xlo; ox < xhi; ox++) {           \
+                                r[ox] = xr[ox];                                \
+                            }                                                  \
                         }                                                      \
                         else {                                                 \
                             for (int64_t ox = xlo; ox < xhi; ox++) {           \
                                 r[ox] = xr[ox * g->sw];                        \
                             }                                                  \
                         }                                                      \
-                        memset(r + xhi, 0, sizeof(T) * (size_t)(g->ow - xhi)); \
+                        for (int64_t ox = xhi; ox < g->ow; ox++) {             \
+                            r[ox] = zero;                                      \
+                        }                                                      \
                     }                                                          \
                 }                                                              \
             }                                                                  \
         }                                                                      \
     }                                                                          \
-    static void col2im_##S(const conv_geom *g, const char *pc, char *px)       \
+    static void col2im_##S(const conv_geom *g, const char *pc, char *px,       \
+                           int64_t ld)                                         \
     {                                                                          \
         T *x = (T *)px;                                                        \
         const T *cols = (const T *)pc;                                         \
-        const int64_t L = g->oh * g->ow;                                       \
         for (int64_t c = 0; c < g->cg; c++) {                                  \
             for (int64_t i = 0; i < g->kh; i++) {                              \
                 for (int64_t j = 0; j < g->kw; j++) {                          \
-                    const T *row = cols + ((c * g->kh + i) * g->kw + j) * L;   \
+                    const T *row = cols + ((c * g->kh + i) * g->kw + j) * ld;  \
                     int64_t xlo, xhi;                                          \
                     valid_range(j * g->dw - g->pw, g->sw, g->iw, g->ow, &xlo, &xhi); \
                     for (int64_t oy = 0; oy < g->oh; oy++) {                   \
@@ -178,7 +189,7 @@ gemm_f64(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const char *a, int64
                 acc ? 1.0 : 0.0, (double *)c, (int)ldc);
 }
 
-typedef void (*im2col_fn)(const conv_geom *g, const char *x, char *cols);
+typedef void (*im2col_fn)(const conv_geom *g, const char *x, char *cols, int64_t ld);
 typedef void (*bias_fn)(char *y, const char *b, int64_t nch, int64_t plane);
 typedef void (*gemm_fn)(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
                         const char *a, int64_t lda, const char *b, int64_t ldb,
@@ -208,30 +219,22 @@ static const gemm_fn gemm_loops[CT_DTYPE_COUNT] = {
 };
 
 void
-ct__conv_im2col(const conv_geom *g, const char *x, char *cols)
+ct__conv_im2col(const conv_geom *g, const char *x, char *cols, int64_t ld)
 {
-    im2col_loops[g->dtype](g, x, cols);
+    im2col_loops[g->dtype](g, x, cols, ld);
 }
 
 void
-ct__conv_col2im(const conv_geom *g, const char *cols, char *x)
+ct__conv_col2im(const conv_geom *g, const char *cols, char *x, int64_t ld)
 {
-    col2im_loops[g->dtype](g, cols, x);
+    col2im_loops[g->dtype](g, cols, x, ld);
 }
 
-/* Products at most this big (m * n * k) run on one OpenBLAS thread
- * (OpenBLAS's own threshold), so that the parts of a call split across
- * ctorch's threads do not each start OpenBLAS's threads. */
-#define BLAS_SINGLE_THREAD_MNK 262144
-/* Below this many multiply-adds in all, a call stays on one thread. */
-#define CONV_GRAIN 65536
-
-/* C = A @ B (+ C), cut into products under BLAS_SINGLE_THREAD_MNK along n
- * (columns of B and C) or k when `single` (we run inside a split). */
+/* C = A @ B (+ C when acc): A m x k, B k x n, each possibly transposed,
+ * row-major with leading dimensions. */
 static void
-gemm(ct_dtype dtype, bool single, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-     const char *a, int64_t lda, const char *b, int64_t ldb, bool acc, char *c,
-     int64_t ldc)
+gemm(ct_dtype dtype, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const char *a,
+     int64_t lda, const char *b, int64_t ldb, bool acc, char *c, int64_t ldc)
 {
     size_t z = ct_dtype_itemsize(dtype);
     if (m == 0 || n == 0) {
@@ -245,230 +248,205 @@ gemm(ct_dtype dtype, bool single, bool ta, bool tb, int64_t m, int64_t n, int64_
         }
         return;
     }
-    gemm_fn fn = gemm_loops[dtype];
-    if (!single || m * n * k <= BLAS_SINGLE_THREAD_MNK) {
-        fn(ta, tb, m, n, k, a, lda, b, ldb, acc, c, ldc);
-        return;
-    }
-    if (n >= k) {
-        int64_t step = BLAS_SINGLE_THREAD_MNK / (m * k);
-        step = step < 16 ? 16 : step;
-        for (int64_t j = 0; j < n; j += step) {
-            int64_t nn = n - j < step ? n - j : step;
-            /* columns j.. of B: B[l, j] is b + (tb ? j * ldb : j) */
-            const char *bj = b + (size_t)(tb ? j * ldb : j) * z;
-            fn(ta, tb, m, nn, k, a, lda, bj, ldb, acc, c + (size_t)j * z, ldc);
-        }
-    }
-    else {
-        int64_t step = BLAS_SINGLE_THREAD_MNK / (m * n);
-        step = step < 16 ? 16 : step;
-        for (int64_t l = 0; l < k; l += step) {
-            int64_t kk = k - l < step ? k - l : step;
-            const char *al = a + (size_t)(ta ? l * lda : l) * z;
-            const char *bl = b + (size_t)(tb ? l : l * ldb) * z;
-            fn(ta, tb, m, n, kk, al, lda, bl, ldb, acc || l > 0, c, ldc);
-        }
-    }
+    gemm_loops[dtype](ta, tb, m, n, k, a, lda, b, ldb, acc, c, ldc);
 }
 
-/* --- the three products, split across threads ---------------------------- */
+/* Note [Batched columns]
+ * Per-sample products are small (16 x 27 x 900 for the usual first layer)
+ * and run far below BLAS's speed, so samples are taken in chunks and
+ * their column matrices laid side by side: cols_g [ck, nb * L] for a chunk
+ * of nb samples, sample j in columns [j L, (j + 1) L).  The narrow side is
+ * repacked the same way ([og, nb * L]), so each group needs one gemm per
+ * chunk, large enough for OpenBLAS's own threads.  Packing, im2col,
+ * col2im and unpacking split the chunk's (sample, group) pairs across the
+ * pool of aten/parallel.h.  A chunk holds at most CHUNK_ELEMS elements of
+ * scratch (one sample at least); the scratch comes from the caching CPU
+ * allocator, so steady-state calls never fault fresh pages in. */
+#define CHUNK_ELEMS (4 << 20)
+/* Below this many elements a phase stays on the calling thread. */
+#define CONV_GRAIN 32768
+
 enum { CONV_FWD, CONV_DATA, CONV_WEIGHT };
 
 typedef struct {
     const conv_geom *g;
     int kind;
+    int phase;                              /* PH_* */
     const char *wide, *narrow, *w, *bias;   /* inputs (NULL where unused) */
     char *out;                              /* the written side, or dW */
-    bool by_group;                          /* CONV_WEIGHT: units are groups */
-    int nparts;
-    char **dw_parts;                        /* CONV_WEIGHT by sample: per part */
-    atomic_int failed;
+    int64_t n0, nb;                         /* the chunk */
+    char *cols, *pack;                      /* [G][ck, nb L], [G][og, nb L] */
 } conv_job;
 
-/* Samples / groups of one unit range: unit u is (n = u / G, g = u % G),
- * or for CONV_WEIGHT by sample the samples of [lo, hi) with every group,
- * by group the groups of [lo, hi) over every sample. */
-static int
-conv_range(conv_job *job, int part, int64_t lo, int64_t hi, bool single)
+enum {
+    PH_IM2COL,      /* wide -> cols */
+    PH_PACK,        /* narrow -> pack */
+    PH_UNPACK,      /* pack -> narrow output, + bias */
+    PH_COL2IM,      /* cols -> wide output, + bias */
+};
+
+/* One (sample, group) unit u of the chunk in phase job->phase. */
+static void
+conv_unit(const conv_job *job, int64_t u)
 {
     const conv_geom *g = job->g;
     size_t z = ct_dtype_itemsize(g->dtype);
     const int64_t L = g->oh * g->ow, P = g->ih * g->iw;
-    const int64_t ck = g->cg * g->kh * g->kw;
-    char *cols = NULL;
-    if (!g->direct) {
-        cols = malloc((size_t)(ck * L) * z + 1);
-        if (cols == NULL) {
-            return -1;
+    const int64_t ck = g->cg * g->kh * g->kw, ld = job->nb * L;
+    int64_t j = u / g->groups, gi = u % g->groups, n = job->n0 + j;
+    char *cols = job->cols + (size_t)(gi * ck * ld + j * L) * z;
+    char *pack = job->pack + (size_t)(gi * g->og * ld + j * L) * z;
+    size_t wide_off = (size_t)((n * g->c + gi * g->cg) * P) * z;
+    size_t narrow_off = (size_t)((n * g->o + gi * g->og) * L) * z;
+    switch (job->phase) {
+    case PH_IM2COL:
+        ct__conv_im2col(g, job->wide + wide_off, cols, ld);
+        break;
+    case PH_PACK:
+        for (int64_t r = 0; r < g->og; r++) {
+            memcpy(pack + (size_t)(r * ld) * z, job->narrow + narrow_off + (size_t)(r * L) * z,
+                   (size_t)L * z);
         }
+        break;
+    case PH_UNPACK:
+        for (int64_t r = 0; r < g->og; r++) {
+            memcpy(job->out + narrow_off + (size_t)(r * L) * z, pack + (size_t)(r * ld) * z,
+                   (size_t)L * z);
+        }
+        if (job->bias != NULL) {
+            bias_loops[g->dtype](job->out + narrow_off,
+                                 job->bias + (size_t)(gi * g->og) * z, g->og, L);
+        }
+        break;
+    default:
+        memset(job->out + wide_off, 0, (size_t)(g->cg * P) * z);
+        ct__conv_col2im(g, cols, job->out + wide_off, ld);
+        if (job->bias != NULL) {
+            bias_loops[g->dtype](job->out + wide_off,
+                                 job->bias + (size_t)(gi * g->cg) * z, g->cg, P);
+        }
+        break;
     }
-    for (int64_t u = lo; u < hi; u++) {
-        if (job->kind == CONV_WEIGHT) {
-            char *dw = job->by_group ? job->out : job->dw_parts[part];
-            int64_t n0 = job->by_group ? 0 : u, n1 = job->by_group ? g->n : u + 1;
-            int64_t g0 = job->by_group ? u : 0, g1 = job->by_group ? u + 1 : g->groups;
-            for (int64_t n = n0; n < n1; n++) {
-                for (int64_t gi = g0; gi < g1; gi++) {
-                    const char *x = job->wide + (size_t)((n * g->c + gi * g->cg) * P) * z;
-                    const char *dy = job->narrow + (size_t)((n * g->o + gi * g->og) * L) * z;
-                    const char *c = x;
-                    if (!g->direct) {
-                        ct__conv_im2col(g, x, cols);
-                        c = cols;
-                    }
-                    gemm(g->dtype, single, false, true, g->og, ck, L, dy, L, c, L, true,
-                         dw + (size_t)(gi * g->og * ck) * z, ck);
-                }
-            }
-            continue;
-        }
-        int64_t n = u / g->groups, gi = u % g->groups;
-        size_t wide_off = (size_t)((n * g->c + gi * g->cg) * P) * z;
-        size_t narrow_off = (size_t)((n * g->o + gi * g->og) * L) * z;
-        const char *w = job->w + (size_t)(gi * g->og * ck) * z;
-        if (job->kind == CONV_FWD) {
-            const char *wide = job->wide + wide_off, *c = wide;
-            char *narrow = job->out + narrow_off;
-            if (!g->direct) {
-                ct__conv_im2col(g, wide, cols);
-                c = cols;
-            }
-            gemm(g->dtype, single, false, false, g->og, L, ck, w, ck, c, L, false, narrow,
-                 L);
-            if (job->bias != NULL) {
-                bias_loops[g->dtype](narrow, job->bias + (size_t)(gi * g->og) * z, g->og,
-                                     L);
-            }
-        }
-        else {
-            const char *narrow = job->narrow + narrow_off;
-            char *wide = job->out + wide_off;
-            if (g->direct) {
-                gemm(g->dtype, single, true, false, ck, L, g->og, w, ck, narrow, L, false,
-                     wide, L);
-            }
-            else {
-                gemm(g->dtype, single, true, false, ck, L, g->og, w, ck, narrow, L, false,
-                     cols, L);
-                memset(wide, 0, (size_t)(g->cg * P) * z);
-                ct__conv_col2im(g, cols, wide);
-            }
-            if (job->bias != NULL) {
-                bias_loops[g->dtype](wide, job->bias + (size_t)(gi * g->cg) * z, g->cg, P);
-            }
-        }
-    }
-    free(cols);
-    return 0;
-}
-
-static int64_t
-job_units(const conv_job *job)
-{
-    if (job->kind != CONV_WEIGHT) {
-        return job->g->n * job->g->groups;
-    }
-    return job->by_group ? job->g->groups : job->g->n;
 }
 
 static void
 conv_part(void *ctx, int tid, int nthreads)
 {
-    conv_job *job = ctx;
-    int64_t units = job_units(job);
+    const conv_job *job = ctx;
+    int64_t units = job->nb * job->g->groups;
     int64_t lo = units * tid / nthreads, hi = units * (tid + 1) / nthreads;
-    if (lo < hi && conv_range(job, tid, lo, hi, true) < 0) {
-        atomic_store(&job->failed, 1);
+    for (int64_t u = lo; u < hi; u++) {
+        conv_unit(job, u);
     }
 }
 
-/* Sum the per-part weight gradients into part 0 (in part order, so the
- * result does not depend on timing). */
-#define SUM_PARTS(E, T, S, A)                                                    \
-    static void sum_parts_##S(char **parts, int n, int64_t numel)              \
-    {                                                                          \
-        T *d = (T *)parts[0];                                                  \
-        for (int p = 1; p < n; p++) {                                          \
-            const T *s = (const T *)parts[p];                                  \
-            for (int64_t i = 0; i < numel; i++) {                              \
-                ct__store_##S(d + i, (A)(ct__load_##S(d + i) + ct__load_##S(s + i))); \
-            }                                                                  \
-        }                                                                      \
+/* Run one phase over the chunk's units; `elems` elements move in all. */
+static void
+conv_phase(conv_job *job, int phase, int64_t elems)
+{
+    int64_t units = job->nb * job->g->groups;
+    int nthreads = ct__parallel_threads();
+    job->phase = phase;
+    if (nthreads > units) {
+        nthreads = (int)units;
     }
-CONV_FORALL_DTYPES(SUM_PARTS)
-#undef SUM_PARTS
+    if (nthreads > 1 && elems >= CONV_GRAIN) {
+        ct__parallel_run(nthreads, conv_part, job);
+    }
+    else {
+        conv_part(job, 0, 1);
+    }
+}
 
-typedef void (*sum_parts_fn)(char **parts, int n, int64_t numel);
-static const sum_parts_fn sum_parts_loops[CT_DTYPE_COUNT] = {
-#define X(E, T, S, A) [E] = sum_parts_##S,
-    CONV_FORALL_DTYPES(X)
-#undef X
-};
-
-/* Run one product (Note [Convolution as gemm]); for CONV_WEIGHT `out` is
- * the zeroed dW [O, C/G * kh * kw].  0, or -1 with the error set. */
+/* Run one product (Note [Convolution as gemm], Note [Batched columns]);
+ * for CONV_WEIGHT `out` is the zeroed dW [O, C/G * kh * kw].  0, or -1
+ * with the error set. */
 int
 ct__conv_run(const conv_geom *g, int kind, const char *wide, const char *narrow,
              const char *w, const char *bias, char *out)
 {
-    conv_job job = {.g = g, .kind = kind, .wide = wide, .narrow = narrow, .w = w,
-                    .bias = bias, .out = out};
-    atomic_init(&job.failed, 0);
+    size_t z = ct_dtype_itemsize(g->dtype);
     const int64_t L = g->oh * g->ow;
-    const int64_t ck = g->cg * g->kh * g->kw;
-    int64_t work = g->n * g->groups * g->og * ck * L;
-    int nthreads = ct__parallel_threads();
-    if (kind == CONV_WEIGHT) {
-        job.by_group = g->n < nthreads && g->groups >= nthreads;
-    }
-    int64_t units = job_units(&job);
-    if (units == 0) {
+    const int64_t ck = g->cg * g->kh * g->kw, G = g->groups;
+    if (g->n == 0) {
         return 0;
     }
-    if (nthreads > units) {
-        nthreads = (int)units;
+    /* scratch per sample: the columns (unless the input is its own, 1x1)
+     * and the packed narrow side */
+    int64_t per = G * (ck + g->og) * L;
+    int64_t nb = per > 0 ? CHUNK_ELEMS / per : g->n;
+    nb = nb < 1 ? 1 : (nb > g->n ? g->n : nb);
+    /* one sample alone needs no packing: its matrices are in place */
+    bool in_place = nb == 1;
+    const ct_allocator *alloc = ct_cpu_allocator();
+    size_t bytes = in_place ? (size_t)(G * ck * L) * z : (size_t)(nb * per) * z;
+    char *scratch = alloc->alloc(alloc, bytes + z);
+    if (scratch == NULL) {
+        return ct_error(CT_ERR_NOMEM, "convolution: out of memory for %zu bytes of "
+                        "columns", bytes);
     }
-    if (nthreads < 2 || work < CONV_GRAIN) {
-        job.dw_parts = &job.out;
-        if (conv_range(&job, 0, 0, units, false) < 0) {
-            return ct_error(CT_ERR_NOMEM, "convolution: out of memory for a column "
-                            "buffer");
-        }
-        return 0;
-    }
-    char *parts[64];
-    int rc = 0;
-    if (nthreads > 64) {
-        nthreads = 64;
-    }
-    job.nparts = nthreads;
-    if (kind == CONV_WEIGHT && !job.by_group) {
-        size_t bytes = (size_t)(g->o * ck) * ct_dtype_itemsize(g->dtype);
-        parts[0] = out;
-        for (int p = 1; p < nthreads; p++) {
-            if ((parts[p] = calloc(1, bytes + 1)) == NULL) {
-                for (int q = 1; q < p; q++) {
-                    free(parts[q]);
-                }
-                return ct_error(CT_ERR_NOMEM, "convolution: out of memory");
+    conv_job job = {.g = g, .kind = kind, .wide = wide, .narrow = narrow, .w = w,
+                    .bias = bias, .out = out, .cols = scratch};
+    for (int64_t n0 = 0; n0 < g->n; n0 += nb) {
+        job.n0 = n0;
+        job.nb = g->n - n0 < nb ? g->n - n0 : nb;
+        int64_t ld = job.nb * L, units = job.nb * G;
+        job.pack = scratch + (size_t)(G * ck * ld) * z;
+        /* the matrices of group gi: cols [ck, ld], narrow [og, ld] */
+        char *cols_base = scratch;
+        const char *narrow_base = job.pack;
+        int64_t cols_ld = ld, cols_gstride = ck * ld, narrow_gstride = g->og * ld;
+        if (in_place) {
+            /* one sample: the narrow side (input or output) is used where
+             * it lies, and 1x1 columns are the wide side itself */
+            narrow_base = kind == CONV_FWD ? out + (size_t)(n0 * g->o * L) * z
+                                           : narrow + (size_t)(n0 * g->o * L) * z;
+            narrow_gstride = g->og * L;
+            if (g->direct && kind != CONV_DATA) {
+                cols_base = (char *)(uintptr_t)(wide + (size_t)(n0 * g->c * L) * z);
+                cols_gstride = g->cg * L;
             }
         }
-        job.dw_parts = parts;
-    }
-    ct__parallel_run(nthreads, conv_part, &job);
-    if (atomic_load(&job.failed)) {
-        rc = ct_error(CT_ERR_NOMEM, "convolution: out of memory for a column buffer");
-    }
-    if (kind == CONV_WEIGHT && !job.by_group) {
-        if (rc == 0) {
-            sum_parts_loops[g->dtype](parts, nthreads, g->o * ck);
+        if (kind != CONV_DATA && cols_base == scratch) {
+            conv_phase(&job, PH_IM2COL, units * ck * L);
         }
-        for (int p = 1; p < nthreads; p++) {
-            free(parts[p]);
+        if (kind != CONV_FWD && !in_place) {
+            conv_phase(&job, PH_PACK, units * g->og * L);
+        }
+        for (int64_t gi = 0; gi < G; gi++) {
+            const char *wg = w != NULL ? w + (size_t)(gi * g->og * ck) * z : NULL;
+            char *cg = cols_base + (size_t)(gi * cols_gstride) * z;
+            const char *ng = narrow_base + (size_t)(gi * narrow_gstride) * z;
+            if (kind == CONV_FWD) {
+                /* narrow = W @ cols */
+                gemm(g->dtype, false, false, g->og, ld, ck, wg, ck, cg, cols_ld,
+                     false, (char *)(uintptr_t)ng, ld);
+            }
+            else if (kind == CONV_DATA) {
+                /* cols = W^T @ narrow */
+                gemm(g->dtype, true, false, ck, ld, g->og, wg, ck, ng, ld, false,
+                     cg, cols_ld);
+            }
+            else {
+                /* dW += narrow @ cols^T */
+                gemm(g->dtype, false, true, g->og, ck, ld, ng, ld, cg, cols_ld, true,
+                     out + (size_t)(gi * g->og * ck) * z, ck);
+            }
+        }
+        if (kind == CONV_FWD) {
+            if (!in_place) {
+                conv_phase(&job, PH_UNPACK, units * g->og * L);
+            }
+            else if (bias != NULL) {
+                bias_loops[g->dtype](out + (size_t)(n0 * g->o * L) * z, bias, g->o, L);
+            }
+        }
+        else if (kind == CONV_DATA) {
+            conv_phase(&job, PH_COL2IM, units * ck * L);
         }
     }
-    return rc;
+    alloc->free(alloc, scratch, bytes + z);
+    return 0;
 }
 
 /* --- checks -------------------------------------------------------------- */

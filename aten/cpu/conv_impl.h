@@ -32,10 +32,10 @@ typedef struct {
 
 /* Fill cg, og and direct from the other fields. */
 void ct__conv_geom_finish(conv_geom *g);
-/* One group of one sample: x [cg, ih, iw] <-> cols [cg * kh * kw, oh * ow];
- * col2im adds into x. */
-void ct__conv_im2col(const conv_geom *g, const char *x, char *cols);
-void ct__conv_col2im(const conv_geom *g, const char *cols, char *x);
+/* One group of one sample: x [cg, ih, iw] <-> cols [cg * kh * kw, oh * ow]
+ * (rows ld elements apart); col2im adds into x. */
+void ct__conv_im2col(const conv_geom *g, const char *x, char *cols, int64_t ld);
+void ct__conv_col2im(const conv_geom *g, const char *cols, char *x, int64_t ld);
 /* c10's TypeMeta name ("float", "long int") for torch's messages. */
 const char *ct__conv_type_name(ct_dtype d);
 int ct__conv_run(const conv_geom *g, int kind, const char *wide, const char *narrow,

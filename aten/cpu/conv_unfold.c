@@ -78,12 +78,12 @@ unfold_part(void *ctx, int tid, int nthreads)
     for (int64_t n = lo; n < hi; n++) {
         if (j->to_cols) {
             ct__conv_im2col(g, j->src + (size_t)(n * plane) * z,
-                            j->dst + (size_t)(n * cols) * z);
+                            j->dst + (size_t)(n * cols) * z, g->oh * g->ow);
         }
         else {
             char *x = j->dst + (size_t)(n * plane) * z;
             memset(x, 0, (size_t)plane * z);
-            ct__conv_col2im(g, j->src + (size_t)(n * cols) * z, x);
+            ct__conv_col2im(g, j->src + (size_t)(n * cols) * z, x, g->oh * g->ow);
         }
     }
 }

@@ -195,7 +195,7 @@ conv_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
         return apply_end(&f, 0);
     }
     const ct_tensor *ts[3] = {g, x, w};
-    if (!ct_grad_enabled() || !ct_any_requires_grad(3, ts)) {
+    if (!ct_any_requires_grad(3, ts)) {
         bool mask[3] = {ct_node_needs(n, 0), ct_node_needs(n, 1), ct_node_needs(n, 2)};
         ct_tensor *gc = g->dtype == x->dtype ? NULL : ct_to_dtype(g, x->dtype, false);
         int rc = ct_convolution_backward(gc != NULL ? gc : g, x, w, &p, mask, &go[0],
@@ -290,7 +290,7 @@ static ct_tensor *
 record_linear(int kind, const ct_tensor *in, ct_tensor *r, const ct_node *like,
               const ct_tensor *shape_of)
 {
-    if (r == NULL || !ct_requires_grad(in)) {
+    if (r == NULL || !ct_any_requires_grad(1, &in)) {
         return r;
     }
     ct_node *n = ct_record(&linear_types[kind], 1, &in, 1, &r);
@@ -383,7 +383,7 @@ ctag_avg_pool2d(const ct_tensor *input, const ct_pool_params *p)
 {
     AG_NULL_IF_ANY(input);
     ct_tensor *r = ct_avg_pool2d(input, p);
-    if (r == NULL || !ct_requires_grad(input)) {
+    if (r == NULL || !ct_any_requires_grad(1, &input)) {
         return r;
     }
     ct_node *n = ct_record(&linear_types[L_AVG], 1, &input, 1, &r);
@@ -401,7 +401,7 @@ ctag_adaptive_avg_pool2d(const ct_tensor *input, const int64_t *output_size)
 {
     AG_NULL_IF_ANY(input);
     ct_tensor *r = ct_adaptive_avg_pool2d(input, output_size);
-    if (r == NULL || !ct_requires_grad(input)) {
+    if (r == NULL || !ct_any_requires_grad(1, &input)) {
         return r;
     }
     ct_node *n = ct_record(&linear_types[L_AAVG], 1, &input, 1, &r);
@@ -423,7 +423,7 @@ ctag_im2col(const ct_tensor *input, const int64_t *kernel, const int64_t *dilati
 {
     AG_NULL_IF_ANY(input);
     ct_tensor *r = ct_im2col(input, kernel, dilation, padding, stride);
-    if (r == NULL || !ct_requires_grad(input)) {
+    if (r == NULL || !ct_any_requires_grad(1, &input)) {
         return r;
     }
     ct_node *n = ct_record(&linear_types[L_IM2COL], 1, &input, 1, &r);
@@ -449,7 +449,7 @@ ctag_col2im(const ct_tensor *input, const int64_t *output_size, const int64_t *k
 {
     AG_NULL_IF_ANY(input);
     ct_tensor *r = ct_col2im(input, output_size, kernel, dilation, padding, stride);
-    if (r == NULL || !ct_requires_grad(input)) {
+    if (r == NULL || !ct_any_requires_grad(1, &input)) {
         return r;
     }
     ct_node *n = ct_record(&linear_types[L_COL2IM], 1, &input, 1, &r);
@@ -474,7 +474,7 @@ ctag_upsample(const ct_tensor *input, ct_upsample_mode mode, int nsp,
 {
     AG_NULL_IF_ANY(input);
     ct_tensor *r = ct_upsample(input, mode, nsp, output_size, align_corners, scales);
-    if (r == NULL || !ct_requires_grad(input)) {
+    if (r == NULL || !ct_any_requires_grad(1, &input)) {
         return r;
     }
     ct_node *n = ct_record(&linear_types[up_kind(mode, nsp, false)], 1, &input, 1, &r);
@@ -549,8 +549,8 @@ max_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
         return apply_end(&f, go[0] == NULL ? -1 : 0);
     }
     ct_tensor *r = ct_max_pool_backward(g, x, idx);
-    if (r != NULL && ct_requires_grad(g)) {
-        const ct_tensor *in = g;
+    const ct_tensor *in = g;
+    if (r != NULL && ct_any_requires_grad(1, &in)) {
         ct_node *m = ct_record(&max_types[kind + M_MAX_BWD], 1, &in, 1, &r);
         if (m == NULL || ct_node_save(m, 0, x, false) < 0 ||
             ct_node_save(m, 1, idx, false) < 0) {
@@ -565,7 +565,7 @@ max_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
 static int
 record_max(int kind, const ct_tensor *input, ct_tensor **out, ct_tensor **indices)
 {
-    if (!ct_requires_grad(input)) {
+    if (!ct_any_requires_grad(1, &input)) {
         return 0;
     }
     ct_node *n = ct_record(&max_types[kind], 1, &input, 1, out);

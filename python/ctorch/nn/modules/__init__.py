@@ -21,6 +21,12 @@ from .loss import (  # noqa: F401
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d  # noqa: F401
 from .normalization import GroupNorm, LayerNorm  # noqa: F401
 from .sparse import Embedding  # noqa: F401
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d  # noqa: F401
+from .pooling import (  # noqa: F401
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d,
+    AvgPool2d, Fold, MaxPool1d, MaxPool2d, Unfold, Upsample, UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
 from .transformer import (  # noqa: F401
     Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
     TransformerEncoderLayer,
