@@ -208,10 +208,11 @@ conv_nd(const char *fname, int nsp, bool transposed, PyObject *const *args,
                     &p) < 0) {
         return NULL;
     }
-    /* padding='same': total d (k - 1) per dim; an odd total pads one more on
-     * the right in torch, here one more on both sides and the first output
-     * dropped (the same values; the extra element never reaches it) */
-    bool trim[2] = {false, false};
+    /* padding='same': total d (k - 1) per dim, total / 2 on the left; an
+     * odd total puts one more zero on the right, which torch pads onto a
+     * copy of the input (ConstantPadNdBackward0): here a concatenated
+     * slab of zeros (CatBackward0) */
+    bool extra[2] = {false, false};
     if (same) {
         for (int i = 0; i < p.nsp; i++) {
             if (p.stride[i] != 1) {
@@ -222,9 +223,9 @@ conv_nd(const char *fname, int nsp, bool transposed, PyObject *const *args,
         bool warned = false;
         for (int i = 0; i < p.nsp; i++) {
             int64_t total = p.dilation[i] * (w->sizes[2 + i] - 1);
-            p.padding[i] = total - total / 2;
-            trim[i] = total % 2 != 0;
-            if (trim[i] && !warned) {
+            p.padding[i] = total / 2;
+            extra[i] = total % 2 != 0;
+            if (extra[i] && !warned) {
                 warned = true;
                 if (PyErr_WarnEx(PyExc_UserWarning, "Using padding='same' with even kernel "
                                  "lengths and odd dilation may require a zero-padded copy "
@@ -234,16 +235,26 @@ conv_nd(const char *fname, int nsp, bool transposed, PyObject *const *args,
             }
         }
     }
-    ct_tensor *r;
-    CTPY_RUN(x->numel + w->numel, r = conv_maybe_unbatched(x, w, b, &p, batched));
-    for (int i = 0; r != NULL && i < p.nsp; i++) {
-        if (trim[i]) {
-            int64_t d = (batched ? 2 : 1) + i;
-            ct_tensor *c = ctag_narrow(r, d, 1, r->sizes[d] - 1);
-            ct_tensor_decref(r);
-            r = c;
+    ct_tensor *xp = NULL, *r = NULL;
+    for (int i = 0; i < p.nsp; i++) {
+        if (extra[i]) {
+            const ct_tensor *cur = xp != NULL ? xp : x;
+            int64_t d = x->ndim - p.nsp + i, sz[4];
+            memcpy(sz, cur->sizes, sizeof(int64_t) * (size_t)cur->ndim);
+            sz[d] = 1;
+            ct_tensor *zeros = ct_zeros(cur->ndim, sz, cur->dtype);
+            const ct_tensor *parts[2] = {cur, zeros};
+            ct_tensor *c = zeros != NULL ? ctag_cat(2, parts, d, NULL) : NULL;
+            ct_tensor_decref(zeros);
+            ct_tensor_decref(xp);
+            if ((xp = c) == NULL) {
+                return ctpy_raise();
+            }
         }
     }
+    const ct_tensor *xin = xp != NULL ? xp : x;
+    CTPY_RUN(xin->numel + w->numel, r = conv_maybe_unbatched(xin, w, b, &p, batched));
+    ct_tensor_decref(xp);
     return ctpy_result(r);
 }
 
