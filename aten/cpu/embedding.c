@@ -79,10 +79,12 @@ check_indices(const char *fn, int argno, const char *arg, const ct_tensor *indic
     if (indices->dtype == CT_DTYPE_INT64 || indices->dtype == CT_DTYPE_INT32) {
         return 0;
     }
-    return ct_error(CT_ERR_RUNTIME, "Expected tensor for argument #%d '%s' to have one of "
-                    "the following scalar types: Long, Int; but got torch.%sTensor instead "
-                    "(while checking arguments for %s)", argno, arg,
-                    ct_dtype_table[indices->dtype].legacy, fn);
+    return ct_error(
+        CT_ERR_RUNTIME,
+        "Expected tensor for argument #%d '%s' to have one of "
+        "the following scalar types: Long, Int; but got torch.%sTensor instead "
+        "(while checking arguments for %s)",
+        argno, arg, ct_dtype_table[indices->dtype].legacy, fn);
 }
 
 static int
@@ -94,9 +96,11 @@ check_weight_2d(bool renorm, const ct_tensor *weight)
     if (!renorm) {
         return ct_error(CT_ERR_RUNTIME, "'weight' must be 2-D");
     }
-    return ct_error(CT_ERR_RUNTIME, "Expected 2-dimensional tensor, but got %d-dimensional "
+    return ct_error(CT_ERR_RUNTIME,
+                    "Expected 2-dimensional tensor, but got %d-dimensional "
                     "tensor for argument #1 'self' (while checking arguments for "
-                    "embedding_renorm_)", weight->ndim);
+                    "embedding_renorm_)",
+                    weight->ndim);
 }
 
 /* The indices as a contiguous int64 tensor. */
@@ -158,7 +162,8 @@ ct_embedding_dense_backward(const ct_tensor *grad, const ct_tensor *indices,
         return NULL;
     }
     if (!ct_dtype_is_floating(grad->dtype)) {
-        ct_error(CT_ERR_RUNTIME, "\"embedding_dense_backward\" not implemented for '%s'",
+        ct_error(CT_ERR_RUNTIME,
+                 "\"embedding_dense_backward\" not implemented for '%s'",
                  ct_dtype_table[grad->dtype].legacy);
         return NULL;
     }
@@ -170,7 +175,8 @@ ct_embedding_dense_backward(const ct_tensor *grad, const ct_tensor *indices,
         goto fail;
     }
     if (g->numel != K * D) {
-        ct_error(CT_ERR_RUNTIME, "embedding_backward: grad has %lld elements, expected %lld",
+        ct_error(CT_ERR_RUNTIME,
+                 "embedding_backward: grad has %lld elements, expected %lld",
                  (long long)g->numel, (long long)(K * D));
         goto fail;
     }
@@ -232,7 +238,8 @@ ct_embedding_renorm_(ct_tensor *weight, const ct_tensor *indices, double max_nor
         return -1;
     }
     if (!ct_dtype_is_floating(weight->dtype)) {
-        return ct_error(CT_ERR_RUNTIME, "\"embedding_renorm_cpu_\" not implemented for '%s'",
+        return ct_error(CT_ERR_RUNTIME,
+                        "\"embedding_renorm_cpu_\" not implemented for '%s'",
                         ct_dtype_table[weight->dtype].legacy);
     }
     ct_tensor *idx = flat_indices(indices);
@@ -256,9 +263,11 @@ ct_embedding_renorm_(ct_tensor *weight, const ct_tensor *indices, double max_nor
             continue;
         }
         if (sorted[k] < 0 || sorted[k] >= weight->sizes[0]) {
-            rc = ct_error(CT_ERR_INDEX, "select(): index %lld out of range for tensor of "
-                          "size [%lld, %lld] at dimension 0", (long long)sorted[k],
-                          (long long)weight->sizes[0], (long long)weight->sizes[1]);
+            rc = ct_error(CT_ERR_INDEX,
+                          "select(): index %lld out of range for tensor of "
+                          "size [%lld, %lld] at dimension 0",
+                          (long long)sorted[k], (long long)weight->sizes[0],
+                          (long long)weight->sizes[1]);
             break;
         }
         /* a row may be strided: go through a contiguous copy when it is */

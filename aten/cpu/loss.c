@@ -164,35 +164,58 @@ typedef struct {
 
 typedef double (*ploss_loop)(const pjob *j, int64_t lo, int64_t hi, bool *bad);
 
+/* Sums run in LANES independent double accumulators (added pairwise at
+ * the end), so the additions pipeline instead of waiting on each other. */
+#define LANES 8
+
+static inline double
+lanes_total(const double *a)
+{
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
 /* Elements [lo, hi) of a pointwise loss job; returns their sum when not
- * storing.  BAD flags an input torch rejects (BCE's range check). */
+ * storing.  BAD flags an input torch rejects (BCE's range check).
+ * NAME_at computes element i (the operands' steps are 0 or 1). */
 #define PLOSS_LOOP(NAME, T, S, A, EL, BAD)                                      \
+    static inline A NAME##_at(const pjob *j, const T *const *op, int64_t i,     \
+                              A p, A mul, A div, bool *bad)                     \
+    {                                                                           \
+        A x = ct__load_##S(op[0] + i * j->xs);                                  \
+        *bad |= BAD(x);                                                         \
+        return EL(x, ct__load_##S(op[1] + i * j->ys), ct__load_##S(op[2] + i * j->ws), \
+                  ct__load_##S(op[3] + i * j->qs), ct__load_##S(op[4] + i * j->gs), \
+                  p, mul, div, j->haspw);                                       \
+    }                                                                           \
     static double NAME(const pjob *j, int64_t lo, int64_t hi, bool *bad)        \
     {                                                                           \
         const T one = ct__##S##_from_f64(1.0);                                  \
-        const T *px = (const T *)j->x, *py = (const T *)j->y;                   \
-        const T *pw = j->w ? (const T *)j->w : &one;                            \
-        const T *pq = j->q ? (const T *)j->q : &one;                            \
-        const T *pg = j->g ? (const T *)j->g : &one;                            \
+        const T *op[5] = {(const T *)j->x, (const T *)j->y,                     \
+                          j->w ? (const T *)j->w : &one,                        \
+                          j->q ? (const T *)j->q : &one,                        \
+                          j->g ? (const T *)j->g : &one};                       \
         const A p = (A)j->p, mul = (A)j->mul, div = (A)j->div;                  \
         T *po = (T *)j->out;                                                    \
-        double acc = 0;                                                         \
         bool b = false;                                                         \
-        for (int64_t i = lo; i < hi; i++) {                                     \
-            A x = ct__load_##S(px + i * j->xs);                                 \
-            A v = EL(x, ct__load_##S(py + i * j->ys), ct__load_##S(pw + i * j->ws), \
-                     ct__load_##S(pq + i * j->qs), ct__load_##S(pg + i * j->gs), \
-                     p, mul, div, j->haspw);                                    \
-            b |= BAD(x);                                                        \
-            if (po != NULL) {                                                   \
-                ct__store_##S(po + i, v);                                       \
+        if (po != NULL) {                                                       \
+            for (int64_t i = lo; i < hi; i++) {                                 \
+                ct__store_##S(po + i, NAME##_at(j, op, i, p, mul, div, &b));    \
             }                                                                   \
-            else {                                                              \
-                acc += (double)v;                                               \
+            *bad = *bad || b;                                                   \
+            return 0;                                                           \
+        }                                                                       \
+        double acc[LANES] = {0};                                                \
+        int64_t i = lo;                                                         \
+        for (; i + LANES <= hi; i += LANES) {                                   \
+            for (int k = 0; k < LANES; k++) {                                   \
+                acc[k] += (double)NAME##_at(j, op, i + k, p, mul, div, &b);     \
             }                                                                   \
         }                                                                       \
+        for (; i < hi; i++) {                                                   \
+            acc[0] += (double)NAME##_at(j, op, i, p, mul, div, &b);             \
+        }                                                                       \
         *bad = *bad || b;                                                       \
-        return acc;                                                             \
+        return lanes_total(acc);                                                \
     }
 
 #define STAMP_ONE(S, T, A, EL, BAD) PLOSS_LOOP(EL##_##S, T, S, A, EL##_##A, BAD##_##A)
@@ -369,7 +392,8 @@ common_shape(int n, const ct_tensor *const *ts, int *ndim, int64_t *shape)
         }
         int64_t tmp[CT_MAX_DIMS];
         int nd;
-        if (ct_broadcast_shapes(*ndim, shape, ts[i]->ndim, ts[i]->sizes, &nd, tmp) < 0) {
+        int rc = ct_broadcast_shapes(*ndim, shape, ts[i]->ndim, ts[i]->sizes, &nd, tmp);
+        if (rc < 0) {
             return -1;
         }
         *ndim = nd;
@@ -454,7 +478,8 @@ pprep_setup(pprep *pp, ct_ploss_op op, const ct_tensor *grad, const ct_tensor *i
                                                                         : NULL;
     const ct_tensor *q = op == CT_PLOSS_BCE_LOGITS ? args->pos_weight : NULL;
     const ct_tensor *all[5] = {input, target, w, q, grad};
-    if (ploss_check_param(op, args->param) < 0 || ploss_dtype(op, input, target, &pp->dt) < 0 ||
+    if (ploss_check_param(op, args->param) < 0 ||
+        ploss_dtype(op, input, target, &pp->dt) < 0 ||
         common_shape(5, all, &pp->ndim, pp->shape) < 0) {
         return -1;
     }
@@ -464,7 +489,8 @@ pprep_setup(pprep *pp, ct_ploss_op op, const ct_tensor *grad, const ct_tensor *i
         *data[i] = NULL;
         *steps[i] = 0;
         if (all[i] != NULL) {
-            pp->keep[i] = operand(all[i], pp->dt, pp->ndim, pp->shape, data[i], steps[i]);
+            pp->keep[i] =
+                operand(all[i], pp->dt, pp->ndim, pp->shape, data[i], steps[i]);
             if (pp->keep[i] == NULL) {
                 pprep_release(pp);
                 return -1;
@@ -486,7 +512,8 @@ static int
 check_range(bool bad)
 {
     if (bad) {
-        return ct_error(CT_ERR_RUNTIME, "all elements of input should be between 0 and 1");
+        return ct_error(CT_ERR_RUNTIME,
+                        "all elements of input should be between 0 and 1");
     }
     return 0;
 }
@@ -527,9 +554,10 @@ done:
 }
 
 ct_tensor *
-ct_pointwise_loss_backward(ct_ploss_op op, const ct_tensor *grad, const ct_tensor *input,
-                           const ct_tensor *target, const ct_ploss_args *args,
-                           ct_reduction reduction, bool wrt_target)
+ct_pointwise_loss_backward(ct_ploss_op op, const ct_tensor *grad,
+                           const ct_tensor *input, const ct_tensor *target,
+                           const ct_ploss_args *args, ct_reduction reduction,
+                           bool wrt_target)
 {
     pprep pp;
     ct_tensor *out = NULL;
@@ -622,18 +650,24 @@ nll_check(bool spatial, const ct_tensor *input, const ct_tensor *target,
     }
     else {
         if (target->ndim != 3) {
-            return ct_error(CT_ERR_RUNTIME, "only batches of spatial targets supported "
-                            "(3D tensors) but got targets of dimension: %d", target->ndim);
+            return ct_error(CT_ERR_RUNTIME,
+                            "only batches of spatial targets supported "
+                            "(3D tensors) but got targets of dimension: %d",
+                            target->ndim);
         }
         if (input->ndim != 4) {
-            return ct_error(CT_ERR_RUNTIME, "only batches of spatial inputs supported "
-                            "(4D tensors), but got input of dimension: %d", input->ndim);
+            return ct_error(CT_ERR_RUNTIME,
+                            "only batches of spatial inputs supported "
+                            "(4D tensors), but got input of dimension: %d",
+                            input->ndim);
         }
         if (weight != NULL && weight->numel != input->sizes[1]) {
-            return ct_error(CT_ERR_RUNTIME,
-                            "weight tensor should be defined either for all or no classes");
+            return ct_error(
+                CT_ERR_RUNTIME,
+                "weight tensor should be defined either for all or no classes");
         }
-        if (input->sizes[0] != target->sizes[0] || input->sizes[2] != target->sizes[1] ||
+        if (input->sizes[0] != target->sizes[0] ||
+            input->sizes[2] != target->sizes[1] ||
             input->sizes[3] != target->sizes[2]) {
             return ct_error(CT_ERR_RUNTIME, "size mismatch (got input: %s , target: %s",
                             fmt_sizes(input, b1, sizeof b1),
@@ -644,7 +678,8 @@ nll_check(bool spatial, const ct_tensor *input, const ct_tensor *target,
         g->S = input->sizes[2] * input->sizes[3];
     }
     if (!spatial && weight != NULL && (weight->ndim != 1 || weight->numel != g->C)) {
-        return ct_error(CT_ERR_RUNTIME, "weight tensor should be defined either for all "
+        return ct_error(CT_ERR_RUNTIME,
+                        "weight tensor should be defined either for all "
                         "%lld classes or no classes but got weight tensor of shape: %s",
                         (long long)g->C, fmt_sizes(weight, b1, sizeof b1));
     }
@@ -660,7 +695,8 @@ nll_check(bool spatial, const ct_tensor *input, const ct_tensor *target,
     }
     if (weight != NULL && weight->dtype != dt) {
         return ct_error(CT_ERR_RUNTIME, "expected scalar type %s but found %s",
-                        ct_dtype_table[dt].legacy, ct_dtype_table[weight->dtype].legacy);
+                        ct_dtype_table[dt].legacy,
+                        ct_dtype_table[weight->dtype].legacy);
     }
     return 0;
 }
@@ -695,8 +731,8 @@ nll_weights(const ct_tensor *weight, int64_t C)
         free(w);
         return NULL;
     }
-    ct__reduce_read_f64(wc->dtype, ct_tensor_data(wc), (int64_t)ct_dtype_itemsize(wc->dtype),
-                        C, w);
+    ct__reduce_read_f64(wc->dtype, ct_tensor_data(wc),
+                        (int64_t)ct_dtype_itemsize(wc->dtype), C, w);
     ct_tensor_decref(wc);
     return w;
 }
@@ -753,7 +789,8 @@ nll_forward(bool spatial, const ct_tensor *input, const ct_tensor *target,
                     goto done;
                 }
                 double x;
-                ct__reduce_read_f64(in->dtype, ip + ((n * g.C + t) * g.S + s) * z, z, 1, &x);
+                ct__reduce_read_f64(in->dtype, ip + ((n * g.C + t) * g.S + s) * z, z, 1,
+                                    &x);
                 v = -x * w[t];
                 tw += w[t];
             }

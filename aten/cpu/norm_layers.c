@@ -61,51 +61,89 @@ typedef struct {
     void (*ln_dx)(void *gi, const void *g, const void *x, const void *gamma, int64_t n,
                   double a, double b, double c);
     /* dgamma[j] += g * (a * x + b), dbeta[j] += g (either may be NULL) */
-    void (*ln_cols)(double *dgamma, double *dbeta, const void *g, const void *x, int64_t n,
-                    double a, double b);
+    void (*ln_cols)(double *dgamma, double *dbeta, const void *g, const void *x,
+                    int64_t n, double a, double b);
 } seg_ops;
+
+/* Sums run in LANES independent double accumulators over contiguous
+ * data (added pairwise at the end): the additions do not wait on each
+ * other, so they pipeline and vectorize, and the rounding error grows
+ * more slowly than with one running sum. */
+#define LANES 8
+
+static inline double
+lanes_total(const double *a)
+{
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
 
 #define SEG_LEAVES(E, T, S, A)                                                   \
     static double sum_##S(const void *xv, int64_t n, int64_t st)                 \
     {                                                                            \
         const T *x = xv;                                                         \
-        double acc = 0;                                                          \
-        for (int64_t i = 0; i < n; i++) {                                        \
-            acc += (double)ct__load_##S(x + i * st);                             \
+        double acc[LANES] = {0};                                                 \
+        int64_t i = 0;                                                           \
+        for (; st == 1 && i + LANES <= n; i += LANES) {                          \
+            for (int k = 0; k < LANES; k++) {                                    \
+                acc[k] += (double)ct__load_##S(x + i + k);                       \
+            }                                                                    \
         }                                                                        \
-        return acc;                                                              \
+        for (; i < n; i++) {                                                     \
+            acc[0] += (double)ct__load_##S(x + i * st);                          \
+        }                                                                        \
+        return lanes_total(acc);                                                 \
     }                                                                            \
     static double sqdev_##S(const void *xv, int64_t n, int64_t st, double mean)  \
     {                                                                            \
         const T *x = xv;                                                         \
         const A m = (A)mean;                                                     \
-        double acc = 0;                                                          \
-        for (int64_t i = 0; i < n; i++) {                                        \
-            A d = ct__load_##S(x + i * st) - m;                                  \
-            acc += (double)(d * d);                                              \
+        double acc[LANES] = {0};                                                 \
+        int64_t i = 0;                                                           \
+        for (; st == 1 && i + LANES <= n; i += LANES) {                          \
+            for (int k = 0; k < LANES; k++) {                                    \
+                A d = ct__load_##S(x + i + k) - m;                               \
+                acc[k] += (double)(d * d);                                       \
+            }                                                                    \
         }                                                                        \
-        return acc;                                                              \
+        for (; i < n; i++) {                                                     \
+            A d = ct__load_##S(x + i * st) - m;                                  \
+            acc[0] += (double)(d * d);                                           \
+        }                                                                        \
+        return lanes_total(acc);                                                 \
     }                                                                            \
     static double dot_##S(const void *gv, const void *xv, int64_t n, int64_t st) \
     {                                                                            \
         const T *g = gv, *x = xv;                                                \
-        double acc = 0;                                                          \
-        for (int64_t i = 0; i < n; i++) {                                        \
-            acc += (double)(ct__load_##S(g + i * st) * ct__load_##S(x + i * st)); \
+        double acc[LANES] = {0};                                                 \
+        int64_t i = 0;                                                           \
+        for (; st == 1 && i + LANES <= n; i += LANES) {                          \
+            for (int k = 0; k < LANES; k++) {                                    \
+                acc[k] += (double)(ct__load_##S(g + i + k) * ct__load_##S(x + i + k)); \
+            }                                                                    \
         }                                                                        \
-        return acc;                                                              \
+        for (; i < n; i++) {                                                     \
+            acc[0] += (double)(ct__load_##S(g + i * st) * ct__load_##S(x + i * st)); \
+        }                                                                        \
+        return lanes_total(acc);                                                 \
     }                                                                            \
     static double dotdev_##S(const void *gv, const void *xv, int64_t n,          \
                              int64_t st, double mean)                            \
     {                                                                            \
         const T *g = gv, *x = xv;                                                \
         const A m = (A)mean;                                                     \
-        double acc = 0;                                                          \
-        for (int64_t i = 0; i < n; i++) {                                        \
-            acc += (double)((ct__load_##S(x + i * st) - m) *                     \
-                            ct__load_##S(g + i * st));                           \
+        double acc[LANES] = {0};                                                 \
+        int64_t i = 0;                                                           \
+        for (; st == 1 && i + LANES <= n; i += LANES) {                          \
+            for (int k = 0; k < LANES; k++) {                                    \
+                acc[k] += (double)((ct__load_##S(x + i + k) - m) *               \
+                                   ct__load_##S(g + i + k));                     \
+            }                                                                    \
         }                                                                        \
-        return acc;                                                              \
+        for (; i < n; i++) {                                                     \
+            acc[0] += (double)((ct__load_##S(x + i * st) - m) *                  \
+                               ct__load_##S(g + i * st));                        \
+        }                                                                        \
+        return lanes_total(acc);                                                 \
     }                                                                            \
     static void affine_##S(void *yv, const void *xv, int64_t n, int64_t st,      \
                            double a, double b)                                   \
@@ -167,14 +205,23 @@ typedef struct {
                             int64_t n, double *ds, double *db)                   \
     {                                                                            \
         const T *g = gv, *x = xv, *ga = gav;                                     \
-        double s = 0, b = 0;                                                     \
-        for (int64_t i = 0; i < n; i++) {                                        \
-            A gg = ct__load_##S(g + i) * (ga != NULL ? ct__load_##S(ga + i) : (A)1); \
-            s += (double)(gg * ct__load_##S(x + i));                             \
-            b += (double)gg;                                                     \
+        double s[LANES] = {0}, b[LANES] = {0};                                   \
+        int64_t i = 0;                                                           \
+        for (; i + LANES <= n; i += LANES) {                                     \
+            for (int k = 0; k < LANES; k++) {                                    \
+                A gg = ct__load_##S(g + i + k) *                                 \
+                       (ga != NULL ? ct__load_##S(ga + i + k) : (A)1);           \
+                s[k] += (double)(gg * ct__load_##S(x + i + k));                  \
+                b[k] += (double)gg;                                              \
+            }                                                                    \
         }                                                                        \
-        *ds = s;                                                                 \
-        *db = b;                                                                 \
+        for (; i < n; i++) {                                                     \
+            A gg = ct__load_##S(g + i) * (ga != NULL ? ct__load_##S(ga + i) : (A)1); \
+            s[0] += (double)(gg * ct__load_##S(x + i));                          \
+            b[0] += (double)gg;                                                  \
+        }                                                                        \
+        *ds = lanes_total(s);                                                    \
+        *db = lanes_total(b);                                                    \
     }                                                                            \
     static void ln_dx_##S(void *giv, const void *gv, const void *xv,             \
                           const void *gav, int64_t n, double a, double b,        \
@@ -258,7 +305,8 @@ check_param_dtype(const ct_tensor *input, const ct_tensor *p)
 {
     if (p != NULL && p->dtype != input->dtype) {
         return ct_error(CT_ERR_RUNTIME, "expected scalar type %s but found %s",
-                        ct_dtype_table[input->dtype].legacy, ct_dtype_table[p->dtype].legacy);
+                        ct_dtype_table[input->dtype].legacy,
+                        ct_dtype_table[p->dtype].legacy);
     }
     return 0;
 }
@@ -284,8 +332,8 @@ read_param(const ct_tensor *t, int64_t n, double fill)
         free(v);
         return NULL;
     }
-    ct__reduce_read_f64(c->dtype, ct_tensor_data(c), (int64_t)ct_dtype_itemsize(c->dtype),
-                        n, v);
+    ct__reduce_read_f64(c->dtype, ct_tensor_data(c),
+                        (int64_t)ct_dtype_itemsize(c->dtype), n, v);
     ct_tensor_decref(c);
     return v;
 }
@@ -296,8 +344,8 @@ from_doubles(const double *v, int ndim, const int64_t *sizes, ct_dtype dt)
 {
     ct_tensor *t = ct_empty(ndim, sizes, dt, ct_device_cpu());
     if (t != NULL && t->numel > 0) {
-        ct__write_converted(dt, ct_tensor_data(t), (int64_t)ct_dtype_itemsize(dt), t->numel,
-                            v, true);
+        ct__write_converted(dt, ct_tensor_data(t), (int64_t)ct_dtype_itemsize(dt),
+                            t->numel, v, true);
     }
     return t;
 }
@@ -433,8 +481,8 @@ bn_transform_part(void *ctx, int64_t lo, int64_t hi, int tid)
         int64_t off, len, st;
         for (int64_t n = 0; n < bn_nseg(j); n++) {
             bn_seg(j, c, n, &off, &len, &st);
-            j->ops->affine(j->y + off * (int64_t)j->z, j->x + off * (int64_t)j->z, len, st,
-                           alpha, beta);
+            j->ops->affine(j->y + off * (int64_t)j->z, j->x + off * (int64_t)j->z, len,
+                           st, alpha, beta);
         }
     }
 }
@@ -455,11 +503,13 @@ ct_native_batch_norm(const ct_tensor *input, const ct_tensor *weight,
         return -1;
     }
     if (input->ndim < 2) {
-        return ct_error(CT_ERR_INDEX, "Dimension out of range (expected to be in range of "
+        return ct_error(CT_ERR_INDEX,
+                        "Dimension out of range (expected to be in range of "
                         "[-1, 0], but got 1)");
     }
     if (!training && (running_mean == NULL || running_var == NULL)) {
-        return ct_error(CT_ERR_RUNTIME, "running_mean must be defined in evaluation mode");
+        return ct_error(CT_ERR_RUNTIME,
+                        "running_mean must be defined in evaluation mode");
     }
     /* torch's CPU kernel takes parameters of the input's dtype, or float32
      * ones for a bfloat16 input */
@@ -470,12 +520,14 @@ ct_native_batch_norm(const ct_tensor *input, const ct_tensor *weight,
     }
     for (int i = 0; mixed && i < 4; i++) {
         if (params[i] != NULL && params[i]->dtype != CT_DTYPE_FLOAT32) {
-            return ct_error(CT_ERR_RUNTIME, "mixed dtype (CPU): expect parameter to have "
+            return ct_error(CT_ERR_RUNTIME,
+                            "mixed dtype (CPU): expect parameter to have "
                             "scalar type of Float");
         }
     }
     if (mixed && input->dtype != CT_DTYPE_BFLOAT16) {
-        return ct_error(CT_ERR_RUNTIME, "mixed dtype (CPU): expect input to have scalar "
+        return ct_error(CT_ERR_RUNTIME,
+                        "mixed dtype (CPU): expect input to have scalar "
                         "type of BFloat16");
     }
     bn_job j = {0};
@@ -489,9 +541,12 @@ ct_native_batch_norm(const ct_tensor *input, const ct_tensor *weight,
     j.training = training;
     int64_t C = j.C;
     if ((x = ct_contiguous(input)) == NULL ||
-        (y = ct_empty(input->ndim, input->sizes, input->dtype, ct_device_cpu())) == NULL ||
-        (w = read_param(weight, C, 1)) == NULL || (b = read_param(bias, C, 0)) == NULL ||
-        (mean = read_param(NULL, C, 0)) == NULL || (invstd = read_param(NULL, C, 0)) == NULL ||
+        (y = ct_empty(input->ndim, input->sizes, input->dtype, ct_device_cpu())) ==
+            NULL ||
+        (w = read_param(weight, C, 1)) == NULL ||
+        (b = read_param(bias, C, 0)) == NULL ||
+        (mean = read_param(NULL, C, 0)) == NULL ||
+        (invstd = read_param(NULL, C, 0)) == NULL ||
         (var_sum = read_param(NULL, C, 0)) == NULL) {
         goto done;
     }
@@ -587,7 +642,8 @@ bn_grad_sums_part(void *ctx, int64_t lo, int64_t hi, int tid)
         int64_t off, len, st;
         for (int64_t n = 0; n < bn_nseg(j); n++) {
             bn_seg(j, c, n, &off, &len, &st);
-            const char *gp = j->g + off * (int64_t)j->z, *xp = j->x + off * (int64_t)j->z;
+            const char *gp = j->g + off * (int64_t)j->z,
+                       *xp = j->x + off * (int64_t)j->z;
             s += j->ops->sum(gp, len, st);
             d += j->ops->dotdev(gp, xp, len, st, j->mean[c]);
         }
@@ -642,14 +698,17 @@ ct_native_batch_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
     const ct_tensor *mt = training ? save_mean : running_mean;
     const ct_tensor *vt = training ? save_invstd : running_var;
     if (mt == NULL || vt == NULL) {
-        return ct_error(CT_ERR_RUNTIME, "batch_norm_backward: the %s statistics are missing",
+        return ct_error(CT_ERR_RUNTIME,
+                        "batch_norm_backward: the %s statistics are missing",
                         training ? "saved" : "running");
     }
     ct_tensor *gd = NULL;
     if ((x = ct_contiguous(input)) == NULL ||
-        (gd = ct_to_dtype(grad_out, dt, false)) == NULL || (g = ct_contiguous(gd)) == NULL ||
-        (w = read_param(weight, C, 1)) == NULL || (mean = read_param(mt, C, 0)) == NULL ||
-        (invstd = read_param(vt, C, 0)) == NULL || (sum_g = read_param(NULL, C, 0)) == NULL ||
+        (gd = ct_to_dtype(grad_out, dt, false)) == NULL ||
+        (g = ct_contiguous(gd)) == NULL || (w = read_param(weight, C, 1)) == NULL ||
+        (mean = read_param(mt, C, 0)) == NULL ||
+        (invstd = read_param(vt, C, 0)) == NULL ||
+        (sum_g = read_param(NULL, C, 0)) == NULL ||
         (dotp = read_param(NULL, C, 0)) == NULL) {
         goto done;
     }
@@ -679,12 +738,13 @@ ct_native_batch_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
         for (int64_t c = 0; c < C; c++) {
             dotp[c] *= invstd[c];
         }
-        if ((gw = from_doubles(dotp, 1, &cs, weight != NULL ? weight->dtype : dt)) == NULL) {
+        if ((gw = from_doubles(dotp, 1, &cs, weight != NULL ? weight->dtype : dt)) ==
+            NULL) {
             goto done;
         }
     }
-    if (mask[2] && (gb = from_doubles(sum_g, 1, &cs, weight != NULL ? weight->dtype : dt)) ==
-                       NULL) {
+    if (mask[2] && (gb = from_doubles(sum_g, 1, &cs,
+                                      weight != NULL ? weight->dtype : dt)) == NULL) {
         goto done;
     }
     *grad_input = gi;
@@ -747,26 +807,31 @@ ln_fwd_part(void *ctx, int64_t lo, int64_t hi, int tid)
 /* Check input against normalized_shape and weight / bias; the row count
  * and length. */
 static int
-ln_check(const ct_tensor *input, int nshape, const int64_t *shape, const ct_tensor *weight,
-         const ct_tensor *bias, int64_t *M, int64_t *N)
+ln_check(const ct_tensor *input, int nshape, const int64_t *shape,
+         const ct_tensor *weight, const ct_tensor *bias, int64_t *M, int64_t *N)
 {
     char b1[512], b2[512];
     if (nshape < 1) {
-        return ct_error(CT_ERR_RUNTIME, "Expected normalized_shape to be at least "
+        return ct_error(CT_ERR_RUNTIME,
+                        "Expected normalized_shape to be at least "
                         "1-dimensional, i.e., containing at least one element, but got "
-                        "normalized_shape = %s", ct_format_sizes(nshape, shape, b1, sizeof b1));
+                        "normalized_shape = %s",
+                        ct_format_sizes(nshape, shape, b1, sizeof b1));
     }
     const ct_tensor *ps[2] = {weight, bias};
     const char *names[2] = {"weight", "bias"};
     for (int i = 0; i < 2; i++) {
         const ct_tensor *p = ps[i];
-        if (p != NULL && (p->ndim != nshape ||
-                          memcmp(p->sizes, shape, sizeof(int64_t) * (size_t)nshape) != 0)) {
-            return ct_error(CT_ERR_RUNTIME, "Expected %s to be of same shape as "
-                            "normalized_shape, but got %s of shape %s and normalized_shape "
-                            "= %s", names[i], names[i],
-                            ct_format_sizes(p->ndim, p->sizes, b1, sizeof b1),
-                            ct_format_sizes(nshape, shape, b2, sizeof b2));
+        if (p != NULL &&
+            (p->ndim != nshape ||
+             memcmp(p->sizes, shape, sizeof(int64_t) * (size_t)nshape) != 0)) {
+            return ct_error(
+                CT_ERR_RUNTIME,
+                "Expected %s to be of same shape as "
+                "normalized_shape, but got %s of shape %s and normalized_shape "
+                "= %s",
+                names[i], names[i], ct_format_sizes(p->ndim, p->sizes, b1, sizeof b1),
+                ct_format_sizes(nshape, shape, b2, sizeof b2));
         }
     }
     int axis = input->ndim - nshape;
@@ -777,9 +842,11 @@ ln_check(const ct_tensor *input, int nshape, const int64_t *shape, const ct_tens
         char want[512];
         int k = snprintf(want, sizeof want, "[*");
         for (int d = 0; d < nshape && k < (int)sizeof want; d++) {
-            k += snprintf(want + k, sizeof want - (size_t)k, ", %lld", (long long)shape[d]);
+            k += snprintf(want + k, sizeof want - (size_t)k, ", %lld",
+                          (long long)shape[d]);
         }
-        return ct_error(CT_ERR_RUNTIME, "Given normalized_shape=%s, expected input with "
+        return ct_error(CT_ERR_RUNTIME,
+                        "Given normalized_shape=%s, expected input with "
                         "shape %s], but got input of size%s",
                         ct_format_sizes(nshape, shape, b1, sizeof b1), want,
                         ct_format_sizes(input->ndim, input->sizes, b2, sizeof b2));
@@ -816,9 +883,10 @@ param_as(const ct_tensor *p, ct_dtype dt, ct_tensor **out)
 }
 
 int
-ct_native_layer_norm(const ct_tensor *input, int nshape, const int64_t *normalized_shape,
-                     const ct_tensor *weight, const ct_tensor *bias, double eps,
-                     ct_tensor **out, ct_tensor **mean, ct_tensor **rstd)
+ct_native_layer_norm(const ct_tensor *input, int nshape,
+                     const int64_t *normalized_shape, const ct_tensor *weight,
+                     const ct_tensor *bias, double eps, ct_tensor **out,
+                     ct_tensor **mean, ct_tensor **rstd)
 {
     ct_tensor *x = NULL, *y = NULL, *ga = NULL, *be = NULL, *mt = NULL, *rt = NULL;
     double *mv = NULL, *rv = NULL;
@@ -838,7 +906,8 @@ ct_native_layer_norm(const ct_tensor *input, int nshape, const int64_t *normaliz
     if ((x = ct_contiguous(input)) == NULL || param_as(weight, dt, &ga) < 0 ||
         param_as(bias, dt, &be) < 0 ||
         (y = ct_empty(input->ndim, input->sizes, dt, ct_device_cpu())) == NULL ||
-        (mv = read_param(NULL, M, 0)) == NULL || (rv = read_param(NULL, M, 0)) == NULL) {
+        (mv = read_param(NULL, M, 0)) == NULL ||
+        (rv = read_param(NULL, M, 0)) == NULL) {
         goto done;
     }
     ln_job j = {0};
@@ -941,9 +1010,11 @@ ct_native_layer_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
     ct_dtype dt = input->dtype;
     int nt = threads_for(M, input->numel);
     size_t cols = (size_t)nt * (size_t)(N > 0 ? N : 1);
-    if ((x = ct_contiguous(input)) == NULL || (gd = ct_to_dtype(grad_out, dt, false)) == NULL ||
+    if ((x = ct_contiguous(input)) == NULL ||
+        (gd = ct_to_dtype(grad_out, dt, false)) == NULL ||
         (g = ct_contiguous(gd)) == NULL || param_as(weight, dt, &ga) < 0 ||
-        (mv = read_param(mean, M, 0)) == NULL || (rv = read_param(rstd, M, 0)) == NULL) {
+        (mv = read_param(mean, M, 0)) == NULL ||
+        (rv = read_param(rstd, M, 0)) == NULL) {
         goto done;
     }
     if ((mask[1] && (dga = calloc(cols, sizeof(double))) == NULL) ||
@@ -951,7 +1022,8 @@ ct_native_layer_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
         ct_error(CT_ERR_NOMEM, "out of memory in layer_norm's backward");
         goto done;
     }
-    if (mask[0] && (gi = ct_empty(input->ndim, input->sizes, dt, ct_device_cpu())) == NULL) {
+    if (mask[0] &&
+        (gi = ct_empty(input->ndim, input->sizes, dt, ct_device_cpu())) == NULL) {
         goto done;
     }
     for (int64_t r = 0; r < M; r++) {
@@ -1052,8 +1124,8 @@ gn_fwd_part(void *ctx, int64_t lo, int64_t hi, int tid)
             double scale = round_to(j->dt, rstd * (j->gamma != NULL ? j->gamma[c] : 1));
             double bias = round_to(j->dt, round_to(j->dt, -scale * mean) +
                                               (j->beta != NULL ? j->beta[c] : 0));
-            j->ops->affine(yp + d * j->HxW * (int64_t)j->z, xp + d * j->HxW * (int64_t)j->z,
-                           j->HxW, 1, scale, bias);
+            j->ops->affine(yp + d * j->HxW * (int64_t)j->z,
+                           xp + d * j->HxW * (int64_t)j->z, j->HxW, 1, scale, bias);
         }
     }
 }
@@ -1065,8 +1137,10 @@ gn_check(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias,
 {
     char b1[512], b2[512];
     if (input->ndim < 2) {
-        return ct_error(CT_ERR_RUNTIME, "Expected at least 2 dimensions for input tensor "
-                        "but received %d", input->ndim);
+        return ct_error(CT_ERR_RUNTIME,
+                        "Expected at least 2 dimensions for input tensor "
+                        "but received %d",
+                        input->ndim);
     }
     *N = input->sizes[0];
     *C = input->sizes[1];
@@ -1075,7 +1149,8 @@ gn_check(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias,
         *HxW *= input->sizes[d];
     }
     if (group <= 0) {
-        return ct_error(CT_ERR_RUNTIME, "Expected num groups to be greater than 0, got %lld",
+        return ct_error(CT_ERR_RUNTIME,
+                        "Expected num groups to be greater than 0, got %lld",
                         (long long)group);
     }
     if (*C % group != 0) {
@@ -1092,13 +1167,16 @@ gn_check(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias,
             /* torch 1.13 prints the weight's shape in both messages ([0]
              * when there is no weight) */
             int64_t none = 0;
-            return ct_error(CT_ERR_RUNTIME, "Expected %s to be a vector of size equal to "
-                            "the number of channels in input, but got %s of shape %s and "
-                            "input of shape %s", names[i], names[i],
-                            weight != NULL ? ct_format_sizes(weight->ndim, weight->sizes, b1,
-                                                             sizeof b1)
-                                           : ct_format_sizes(1, &none, b1, sizeof b1),
-                            ct_format_sizes(input->ndim, input->sizes, b2, sizeof b2));
+            return ct_error(
+                CT_ERR_RUNTIME,
+                "Expected %s to be a vector of size equal to "
+                "the number of channels in input, but got %s of shape %s and "
+                "input of shape %s",
+                names[i], names[i],
+                weight != NULL
+                    ? ct_format_sizes(weight->ndim, weight->sizes, b1, sizeof b1)
+                    : ct_format_sizes(1, &none, b1, sizeof b1),
+                ct_format_sizes(input->ndim, input->sizes, b2, sizeof b2));
         }
     }
     if (check_floating("GroupNormKernelImpl", input) < 0 ||
@@ -1128,7 +1206,8 @@ ct_native_group_norm(const ct_tensor *input, const ct_tensor *weight,
         (y = ct_empty(input->ndim, input->sizes, dt, ct_device_cpu())) == NULL ||
         (weight != NULL && (ga = read_param(weight, C, 1)) == NULL) ||
         (bias != NULL && (be = read_param(bias, C, 0)) == NULL) ||
-        (mv = read_param(NULL, NG, 0)) == NULL || (rv = read_param(NULL, NG, 0)) == NULL) {
+        (mv = read_param(NULL, NG, 0)) == NULL ||
+        (rv = read_param(NULL, NG, 0)) == NULL) {
         goto done;
     }
     for (int64_t c = 0; c < C; c++) {
@@ -1205,14 +1284,15 @@ gn_bwd_part(void *ctx, int64_t lo, int64_t hi, int tid)
         }
         double mean = j->mean[ng], rstd = j->rstd[ng];
         /* torch: c2 = (db * mean - ds) * rstd^3 / (D * HxW),
-         * c3 = -c2 * mean - db * rstd / (D * HxW), dx = rstd * gamma * g + c2 * x + c3 */
+         * c3 = -c2 * mean - db * rstd / (D * HxW),
+         * dx = rstd * gamma * g + c2 * x + c3 */
         double c2 = round_to(j->dt, (db_g * mean - ds_g) * rstd * rstd * rstd * s);
         double c3 = round_to(j->dt, -c2 * mean - db_g * rstd * s);
         for (int64_t d = 0; d < j->D; d++) {
             int64_t c = gr * j->D + d, off = d * j->HxW * (int64_t)j->z;
             double c1 = round_to(j->dt, rstd * (j->gamma != NULL ? j->gamma[c] : 1));
-            j->ops->gbx(j->y + ng * len * (int64_t)j->z + off, gp + off, xp + off, j->HxW,
-                        c1, c2, c3);
+            j->ops->gbx(j->y + ng * len * (int64_t)j->z + off, gp + off, xp + off,
+                        j->HxW, c1, c2, c3);
         }
     }
 }
@@ -1220,9 +1300,9 @@ gn_bwd_part(void *ctx, int64_t lo, int64_t hi, int tid)
 int
 ct_native_group_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
                               const ct_tensor *mean, const ct_tensor *rstd,
-                              const ct_tensor *weight, int64_t group, const bool mask[3],
-                              ct_tensor **grad_input, ct_tensor **grad_weight,
-                              ct_tensor **grad_bias)
+                              const ct_tensor *weight, int64_t group,
+                              const bool mask[3], ct_tensor **grad_input,
+                              ct_tensor **grad_weight, ct_tensor **grad_bias)
 {
     ct_tensor *x = NULL, *gd = NULL, *g = NULL, *gi = NULL, *gw = NULL, *gb = NULL;
     double *ga = NULL, *mv = NULL, *rv = NULL, *ds = NULL, *db = NULL;
@@ -1235,14 +1315,18 @@ ct_native_group_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
     }
     ct_dtype dt = input->dtype;
     int64_t NG = N * group;
-    if ((x = ct_contiguous(input)) == NULL || (gd = ct_to_dtype(grad_out, dt, false)) == NULL ||
+    if ((x = ct_contiguous(input)) == NULL ||
+        (gd = ct_to_dtype(grad_out, dt, false)) == NULL ||
         (g = ct_contiguous(gd)) == NULL ||
         (weight != NULL && (ga = read_param(weight, C, 1)) == NULL) ||
-        (mv = read_param(mean, NG, 0)) == NULL || (rv = read_param(rstd, NG, 0)) == NULL ||
-        (ds = read_param(NULL, N * C, 0)) == NULL || (db = read_param(NULL, N * C, 0)) == NULL) {
+        (mv = read_param(mean, NG, 0)) == NULL ||
+        (rv = read_param(rstd, NG, 0)) == NULL ||
+        (ds = read_param(NULL, N * C, 0)) == NULL ||
+        (db = read_param(NULL, N * C, 0)) == NULL) {
         goto done;
     }
-    if (mask[0] && (gi = ct_empty(input->ndim, input->sizes, dt, ct_device_cpu())) == NULL) {
+    if (mask[0] &&
+        (gi = ct_empty(input->ndim, input->sizes, dt, ct_device_cpu())) == NULL) {
         goto done;
     }
     for (int64_t c = 0; ga != NULL && c < C; c++) {

@@ -112,11 +112,12 @@ scalar_op(const ct_tensor *t, double s, bool div)
 static int ploss_apply(ct_node *n, ct_tensor **gi, ct_tensor **go);
 
 static const ct_node_type ploss_types[CT_PLOSS_COUNT] = {
-    [CT_PLOSS_MSE] = {"MseLossBackward0", ploss_apply, NULL},
-    [CT_PLOSS_SMOOTH_L1] = {"SmoothL1LossBackward0", ploss_apply, NULL},
-    [CT_PLOSS_HUBER] = {"HuberLossBackward0", ploss_apply, NULL},
-    [CT_PLOSS_BCE] = {"BinaryCrossEntropyBackward0", ploss_apply, NULL},
-    [CT_PLOSS_BCE_LOGITS] = {"BinaryCrossEntropyWithLogitsBackward0", ploss_apply, NULL},
+    [CT_PLOSS_MSE] = { "MseLossBackward0", ploss_apply, NULL },
+    [CT_PLOSS_SMOOTH_L1] = { "SmoothL1LossBackward0", ploss_apply, NULL },
+    [CT_PLOSS_HUBER] = { "HuberLossBackward0", ploss_apply, NULL },
+    [CT_PLOSS_BCE] = { "BinaryCrossEntropyBackward0", ploss_apply, NULL },
+    [CT_PLOSS_BCE_LOGITS] = { "BinaryCrossEntropyWithLogitsBackward0", ploss_apply,
+                              NULL },
 };
 
 /* Slots: saved[0..3] = input, target, weight, pos_weight; s[0] the
@@ -140,7 +141,8 @@ ctag_pointwise_loss(ct_ploss_op op, const ct_tensor *input, const ct_tensor *tar
     }
     ct_node *n = ct_record(&ploss_types[op], 2, ins, 1, &r);
     if (n == NULL || ct_node_save(n, 0, input, false) < 0 ||
-        ct_node_save(n, 1, target, false) < 0 || ct_node_save(n, 2, args->weight, false) < 0 ||
+        ct_node_save(n, 1, target, false) < 0 ||
+        ct_node_save(n, 2, args->weight, false) < 0 ||
         ct_node_save(n, 3, args->pos_weight, false) < 0) {
         ct_tensor_decref(r);
         return NULL;
@@ -191,10 +193,10 @@ ploss_graph_grad(ag_frame *f, ct_ploss_op op, const ct_tensor *g, ct_tensor *x,
         if (d == NULL || lo == NULL || hi == NULL) {
             return NULL;
         }
-        ct_tensor *mlo = ag_tmp(f, ct_binary(CT_BINARY_LE, d, lo, ct_scalar_int(1), NULL,
-                                             CT_OUT_NEW));
-        ct_tensor *mhi = ag_tmp(f, ct_binary(CT_BINARY_GE, d, hi, ct_scalar_int(1), NULL,
-                                             CT_OUT_NEW));
+        ct_tensor *mlo = ag_tmp(
+            f, ct_binary(CT_BINARY_LE, d, lo, ct_scalar_int(1), NULL, CT_OUT_NEW));
+        ct_tensor *mhi = ag_tmp(
+            f, ct_binary(CT_BINARY_GE, d, hi, ct_scalar_int(1), NULL, CT_OUT_NEW));
         /* beta == 0: every element is on one side (the middle would be 0/0) */
         const ct_tensor *mid = ag_tmp(f, ctag_mul(d, g));
         if (sl1) {
@@ -213,14 +215,16 @@ ploss_graph_grad(ag_frame *f, ct_ploss_op op, const ct_tensor *g, ct_tensor *x,
         ct_tensor *one_m_x = ag_tmp(f, ag_add_s(ag_tmp(f, ctag_neg(x)), 1));
         if (wrt_target) {
             /* -logit(x) * g */
-            ct_tensor *l = ag_tmp(f, ag_unary(CT_UNARY_LOG, ag_tmp(f, ctag_div(x, one_m_x))));
+            ct_tensor *l =
+                ag_tmp(f, ag_unary(CT_UNARY_LOG, ag_tmp(f, ctag_div(x, one_m_x))));
             r = ag_tmp(f, ctag_mul(ag_tmp(f, ctag_neg(l)), g));
         }
         else {
             ct_tensor *eps = ag_tmp(f, ag_scalar(1e-12));
-            ct_tensor *den = ag_tmp(f, ctag_clamp(ag_tmp(f, ctag_mul(one_m_x, x)), eps, NULL,
-                                                  NULL, CT_OUT_NEW));
-            ct_tensor *num = ag_tmp(f, ctag_mul(g, ag_tmp(f, ctag_sub(x, y, ct_scalar_int(1)))));
+            ct_tensor *den = ag_tmp(f, ctag_clamp(ag_tmp(f, ctag_mul(one_m_x, x)), eps,
+                                                  NULL, NULL, CT_OUT_NEW));
+            ct_tensor *num =
+                ag_tmp(f, ctag_mul(g, ag_tmp(f, ctag_sub(x, y, ct_scalar_int(1)))));
             r = ag_tmp(f, ctag_div(num, den));
         }
         r = mul_opt(f, r, w);
@@ -279,7 +283,8 @@ ploss_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
         ct_tensor *r;
         if (graph) {
             ag_frame f2 = {0};
-            ct_tensor *t = ploss_graph_grad(&f2, op, gi[0], x, y, w, q, n->d[0], k == 1);
+            ct_tensor *t =
+                ploss_graph_grad(&f2, op, gi[0], x, y, w, q, n->d[0], k == 1);
             if (t != NULL && red == CT_REDUCTION_MEAN) {
                 t = ag_tmp(&f2, ag_mul_s(t, 1.0 / (double)t->numel));
             }
@@ -323,15 +328,18 @@ nll_record(bool spatial, const ct_tensor *input, const ct_tensor *target,
                                                 : "nll_loss_forward") < 0) {
         return NULL;
     }
-    int rc = spatial ? ct_nll_loss2d(input, target, weight, reduction, ignore_index, &out, &tw)
-                     : ct_nll_loss(input, target, weight, reduction, ignore_index, &out, &tw);
+    int rc =
+        spatial
+            ? ct_nll_loss2d(input, target, weight, reduction, ignore_index, &out, &tw)
+            : ct_nll_loss(input, target, weight, reduction, ignore_index, &out, &tw);
     if (rc < 0) {
         return NULL;
     }
     if (ct_any_requires_grad(1, &input)) {
         ct_node *n = ct_record(&nll_types[spatial], 1, &input, 1, &out);
         if (n == NULL || ct_node_save(n, 0, input, false) < 0 ||
-            ct_node_save(n, 1, target, false) < 0 || ct_node_save(n, 2, weight, false) < 0 ||
+            ct_node_save(n, 1, target, false) < 0 ||
+            ct_node_save(n, 2, weight, false) < 0 ||
             ct_node_save(n, 3, tw, false) < 0) {
             ct_tensor_decref(out);
             out = NULL;
@@ -354,8 +362,8 @@ ctag_nll_loss(const ct_tensor *input, const ct_tensor *target, const ct_tensor *
 }
 
 ct_tensor *
-ctag_nll_loss2d(const ct_tensor *input, const ct_tensor *target, const ct_tensor *weight,
-                ct_reduction reduction, int64_t ignore_index)
+ctag_nll_loss2d(const ct_tensor *input, const ct_tensor *target,
+                const ct_tensor *weight, ct_reduction reduction, int64_t ignore_index)
 {
     return nll_record(true, input, target, weight, reduction, ignore_index);
 }
@@ -379,9 +387,9 @@ nll_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
     const ct_tensor *deps[2] = {g, x};
     if (want_graph(2, deps)) {
         ct_tensor *ones = ag_tmp(&f, ct_ones(g->ndim, g->sizes, g->dtype));
-        ct_tensor *pat = ones ? ag_tmp(&f, ct_nll_loss_backward(ones, x, t, w, red, ignore,
-                                                               tw))
-                              : NULL;
+        ct_tensor *pat =
+            ones ? ag_tmp(&f, ct_nll_loss_backward(ones, x, t, w, red, ignore, tw))
+                 : NULL;
         const ct_tensor *gb = g;
         if (pat != NULL && red == CT_REDUCTION_NONE && g->ndim > 0) {
             gb = ag_tmp(&f, ctag_unsqueeze(g, 1));
@@ -389,9 +397,9 @@ nll_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
         r = pat != NULL && gb != NULL ? ag_tmp(&f, ctag_mul(pat, gb)) : NULL;
         /* torch's gradient depends on the input too (its derivative is
          * zero): keep it in the graph */
-        r = r != NULL && ct_requires_grad(x) ? ag_tmp(&f, ctag_add(r, ag_tmp(&f, ag_mul_s(x, 0)),
-                                                                   ct_scalar_int(1)))
-                                             : r;
+        r = r != NULL && ct_requires_grad(x)
+                ? ag_tmp(&f, ctag_add(r, ag_tmp(&f, ag_mul_s(x, 0)), ct_scalar_int(1)))
+                : r;
         if (r != NULL) {
             ct_tensor_incref(r);
         }
@@ -412,8 +420,8 @@ same_sizes(int na, const int64_t *a, int nb, const int64_t *b)
 }
 
 ct_tensor *
-ctag_nll_loss_nd(const ct_tensor *input, const ct_tensor *target, const ct_tensor *weight,
-                 ct_reduction reduction, int64_t ignore_index)
+ctag_nll_loss_nd(const ct_tensor *input, const ct_tensor *target,
+                 const ct_tensor *weight, ct_reduction reduction, int64_t ignore_index)
 {
     AG_NULL_IF_ANY(input, target);
     char b1[256], b2[256];
@@ -439,7 +447,8 @@ ctag_nll_loss_nd(const ct_tensor *input, const ct_tensor *target, const ct_tenso
     int nout = input->ndim - 1;
     out_size[0] = n;
     memcpy(out_size + 1, input->sizes + 2, sizeof(int64_t) * (size_t)(input->ndim - 2));
-    if (!same_sizes(target->ndim - 1, target->sizes + 1, input->ndim - 2, input->sizes + 2)) {
+    if (!same_sizes(target->ndim - 1, target->sizes + 1, input->ndim - 2,
+                    input->sizes + 2)) {
         ct_error(CT_ERR_RUNTIME, "Expected target size %s, got %s",
                  ct_format_sizes(nout, out_size, b1, sizeof b1),
                  ct_format_sizes(target->ndim, target->sizes, b2, sizeof b2));
@@ -497,17 +506,19 @@ ce_prob_target(ag_frame *f, const ct_tensor *self, const ct_tensor *target,
     int64_t n_classes = self->sizes[class_dim];
     if (weight != NULL && (weight->ndim != 1 || weight->numel != n_classes)) {
         char b[256];
-        ct_error(CT_ERR_RUNTIME, "cross_entropy: weight tensor should be defined either "
-                 "for all %lld classes or no classes but got weight tensor of shape: %s",
-                 (long long)n_classes, ct_format_sizes(weight->ndim, weight->sizes, b,
-                                                       sizeof b));
+        ct_error(
+            CT_ERR_RUNTIME,
+            "cross_entropy: weight tensor should be defined either "
+            "for all %lld classes or no classes but got weight tensor of shape: %s",
+            (long long)n_classes,
+            ct_format_sizes(weight->ndim, weight->sizes, b, sizeof b));
         return NULL;
     }
     const ct_tensor *tgt = target;
     if (ls > 0) {
         if (ls > 1) {
-            ct_error(CT_ERR_RUNTIME, "label_smoothing must be between 0.0 and 1.0. Got: %g",
-                     ls);
+            ct_error(CT_ERR_RUNTIME,
+                     "label_smoothing must be between 0.0 and 1.0. Got: %g", ls);
             return NULL;
         }
         /* target * (1 - ls) + ls / n_classes */
@@ -527,7 +538,8 @@ ce_prob_target(ag_frame *f, const ct_tensor *self, const ct_tensor *target,
     }
     if (reduction == CT_REDUCTION_NONE) {
         int64_t dim = class_dim;
-        return ag_tmp(f, ctag_neg(ag_tmp(f, ctag_sum(prod, 1, &dim, false, CT_DTYPE_COUNT))));
+        return ag_tmp(
+            f, ctag_neg(ag_tmp(f, ctag_sum(prod, 1, &dim, false, CT_DTYPE_COUNT))));
     }
     ct_tensor *s = ag_tmp(f, ctag_neg(ag_tmp(f, ctag_sum(prod, 0, NULL, false,
                                                          CT_DTYPE_COUNT))));
@@ -545,25 +557,25 @@ ce_prob_target(ag_frame *f, const ct_tensor *self, const ct_tensor *target,
 /* torch's cross_entropy_loss_label_smoothing. */
 static ct_tensor *
 ce_label_smoothing(ag_frame *f, const ct_tensor *self, const ct_tensor *target,
-                   const ct_tensor *weight, ct_reduction reduction, int64_t ignore_index,
-                   double ls)
+                   const ct_tensor *weight, ct_reduction reduction,
+                   int64_t ignore_index, double ls)
 {
     int class_dim = self->ndim == 1 ? 0 : 1;
     int64_t cd = class_dim;
     ct_tensor *input = ag_tmp(f, ctag_log_softmax(self, class_dim, self->dtype));
-    ct_tensor *nll = input ? ag_tmp(f, ctag_nll_loss_nd(input, target, weight, reduction,
-                                                        ignore_index))
+    ct_tensor *nll = input ? ag_tmp(f, ctag_nll_loss_nd(input, target, weight,
+                                                        reduction, ignore_index))
                            : NULL;
     if (nll == NULL) {
         return NULL;
     }
     int64_t n_classes = input->sizes[class_dim];
     ct_tensor *ig = ag_tmp(f, ct_scalar_tensor(ct_scalar_int(ignore_index)));
-    ct_tensor *mask = ig ? ag_tmp(f, ct_binary(CT_BINARY_EQ, target, ig, ct_scalar_int(1),
-                                               NULL, CT_OUT_NEW))
+    ct_tensor *mask = ig ? ag_tmp(f, ct_binary(CT_BINARY_EQ, target, ig,
+                                               ct_scalar_int(1), NULL, CT_OUT_NEW))
                          : NULL;
-    ct_tensor *wv = weight != NULL ? ag_tmp(f, class_view(weight, input->ndim, class_dim))
-                                   : NULL;
+    ct_tensor *wv =
+        weight != NULL ? ag_tmp(f, class_view(weight, input->ndim, class_dim)) : NULL;
     if (mask == NULL || (weight != NULL && wv == NULL)) {
         return NULL;
     }
@@ -578,7 +590,8 @@ ce_label_smoothing(ag_frame *f, const ct_tensor *self, const ct_tensor *target,
         ret = ag_tmp(f, ctag_sum(smooth, 0, NULL, false, CT_DTYPE_COUNT));
     }
     if (reduction == CT_REDUCTION_MEAN && ret != NULL) {
-        ct_tensor *keep = ag_tmp(f, ct_unary(CT_UNARY_LOGICAL_NOT, mask, NULL, CT_OUT_NEW));
+        ct_tensor *keep =
+            ag_tmp(f, ct_unary(CT_UNARY_LOGICAL_NOT, mask, NULL, CT_OUT_NEW));
         ct_tensor *den = NULL;
         if (keep != NULL && weight != NULL) {
             ct_tensor *sel = ag_tmp(f, ct_masked_select(target, keep));
@@ -609,8 +622,10 @@ ctag_cross_entropy_loss(const ct_tensor *input, const ct_tensor *target,
     if (same_sizes(input->ndim, input->sizes, target->ndim, target->sizes)) {
         /* class probabilities */
         if (!floating(target->dtype)) {
-            ct_error(CT_ERR_RUNTIME, "Expected floating point type for target with class "
-                     "probabilities, got %s", ct_dtype_table[target->dtype].legacy);
+            ct_error(CT_ERR_RUNTIME,
+                     "Expected floating point type for target with class "
+                     "probabilities, got %s",
+                     ct_dtype_table[target->dtype].legacy);
             return NULL;
         }
         if (ignore_index >= 0) {
@@ -622,7 +637,8 @@ ctag_cross_entropy_loss(const ct_tensor *input, const ct_tensor *target,
     }
     else if (label_smoothing > 0) {
         if (label_smoothing > 1) {
-            ct_error(CT_ERR_RUNTIME, "label_smoothing must be between 0.0 and 1.0. Got: %g",
+            ct_error(CT_ERR_RUNTIME,
+                     "label_smoothing must be between 0.0 and 1.0. Got: %g",
                      label_smoothing);
             return NULL;
         }
@@ -632,7 +648,8 @@ ctag_cross_entropy_loss(const ct_tensor *input, const ct_tensor *target,
     else {
         int class_dim = input->ndim == 1 ? 0 : 1;
         ct_tensor *ls = ag_tmp(&f, ctag_log_softmax(input, class_dim, input->dtype));
-        r = ls ? ag_tmp(&f, ctag_nll_loss_nd(ls, target, weight, reduction, ignore_index))
+        r = ls ? ag_tmp(&f,
+                        ctag_nll_loss_nd(ls, target, weight, reduction, ignore_index))
                : NULL;
     }
     if (r != NULL) {
@@ -669,8 +686,8 @@ hand_out(ct_tensor *t, ct_tensor **dst)
  * input, weight, a, b; NULL when nothing needs recording; -1 on error. */
 static int
 record_norm(const ct_node_type *type, const ct_tensor *input, const ct_tensor *weight,
-            const ct_tensor *bias, ct_tensor *out, const ct_tensor *a, const ct_tensor *b,
-            ct_node **node)
+            const ct_tensor *bias, ct_tensor *out, const ct_tensor *a,
+            const ct_tensor *b, ct_node **node)
 {
     const ct_tensor *ins[3] = {input, weight, bias};
     *node = NULL;
@@ -693,8 +710,8 @@ record_norm(const ct_node_type *type, const ct_tensor *input, const ct_tensor *w
 ct_tensor *
 ctag_native_batch_norm(const ct_tensor *input, const ct_tensor *weight,
                        const ct_tensor *bias, ct_tensor *running_mean,
-                       ct_tensor *running_var, bool training, double momentum, double eps,
-                       ct_tensor **save_mean, ct_tensor **save_invstd)
+                       ct_tensor *running_var, bool training, double momentum,
+                       double eps, ct_tensor **save_mean, ct_tensor **save_invstd)
 {
     AG_NULL_IF_ANY(input);
     ct_tensor *out, *sm, *si;
@@ -723,8 +740,8 @@ static int
 check_features(const char *what, int64_t expected, const ct_tensor *t)
 {
     if (t != NULL && t->numel != expected) {
-        return ct_error(CT_ERR_RUNTIME, "%s should contain %lld elements not %lld", what,
-                        (long long)expected, (long long)t->numel);
+        return ct_error(CT_ERR_RUNTIME, "%s should contain %lld elements not %lld",
+                        what, (long long)expected, (long long)t->numel);
     }
     return 0;
 }
@@ -770,11 +787,12 @@ ctag_batch_norm(const ct_tensor *input, const ct_tensor *weight, const ct_tensor
         ct_error(CT_ERR_RUNTIME, "running_var must be defined in evaluation mode");
         return NULL;
     }
-    if (check_features("weight", C, weight) < 0 || check_features("bias", C, bias) < 0) {
+    if (check_features("weight", C, weight) < 0 ||
+        check_features("bias", C, bias) < 0) {
         return NULL;
     }
-    return ctag_native_batch_norm(input, weight, bias, running_mean, running_var, training,
-                                  momentum, eps, NULL, NULL);
+    return ctag_native_batch_norm(input, weight, bias, running_mean, running_var,
+                                  training, momentum, eps, NULL, NULL);
 }
 
 /* The dims other than 1 (batch norm's and group norm's reduction dims). */
@@ -911,9 +929,10 @@ fail:
 /* Slots: saved = input, weight, mean, rstd; ndim[1] and ints[CT_MAX_DIMS
  * ...] the normalized shape; d[0] eps. */
 ct_tensor *
-ctag_native_layer_norm(const ct_tensor *input, int nshape, const int64_t *normalized_shape,
-                       const ct_tensor *weight, const ct_tensor *bias, double eps,
-                       ct_tensor **mean, ct_tensor **rstd)
+ctag_native_layer_norm(const ct_tensor *input, int nshape,
+                       const int64_t *normalized_shape, const ct_tensor *weight,
+                       const ct_tensor *bias, double eps, ct_tensor **mean,
+                       ct_tensor **rstd)
 {
     AG_NULL_IF_ANY(input);
     ct_tensor *out, *mt, *rt;
@@ -922,8 +941,8 @@ ctag_native_layer_norm(const ct_tensor *input, int nshape, const int64_t *normal
         ct_error(CT_ERR_RUNTIME, "layer_norm: too many dimensions");
         return NULL;
     }
-    if (ct_native_layer_norm(input, nshape, normalized_shape, weight, bias, eps, &out, &mt,
-                             &rt) < 0) {
+    if (ct_native_layer_norm(input, nshape, normalized_shape, weight, bias, eps, &out,
+                             &mt, &rt) < 0) {
         return NULL;
     }
     if (record_norm(&ln_type, input, weight, bias, out, mt, rt, &n) < 0) {
@@ -934,7 +953,8 @@ ctag_native_layer_norm(const ct_tensor *input, int nshape, const int64_t *normal
     }
     if (n != NULL) {
         n->ndim[1] = nshape;
-        memcpy(n->ints + CT_MAX_DIMS, normalized_shape, sizeof(int64_t) * (size_t)nshape);
+        memcpy(n->ints + CT_MAX_DIMS, normalized_shape,
+               sizeof(int64_t) * (size_t)nshape);
         n->d[0] = eps;
     }
     hand_out(mt, mean);
@@ -987,10 +1007,12 @@ ln_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
     /* weight / bias: summed over the leading dims (none: as they are) */
     if (mask[1]) {
         ct_tensor *p = ag_tmp(&f, ctag_mul(g, xhat));
-        r[1] = axis > 0 ? ctag_sum(p, axis, lead, false, CT_DTYPE_COUNT) : ctag_clone(p);
+        r[1] =
+            axis > 0 ? ctag_sum(p, axis, lead, false, CT_DTYPE_COUNT) : ctag_clone(p);
     }
     if (mask[2]) {
-        r[2] = axis > 0 ? ctag_sum(g, axis, lead, false, CT_DTYPE_COUNT) : ctag_clone(g);
+        r[2] =
+            axis > 0 ? ctag_sum(g, axis, lead, false, CT_DTYPE_COUNT) : ctag_clone(g);
     }
     ag_end(&f);
     return give_three(n, r, go);
@@ -1000,8 +1022,8 @@ ln_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
  * count; d[0] eps. */
 ct_tensor *
 ctag_native_group_norm(const ct_tensor *input, const ct_tensor *weight,
-                       const ct_tensor *bias, int64_t group, double eps, ct_tensor **mean,
-                       ct_tensor **rstd)
+                       const ct_tensor *bias, int64_t group, double eps,
+                       ct_tensor **mean, ct_tensor **rstd)
 {
     AG_NULL_IF_ANY(input);
     ct_tensor *out, *mt, *rt;
@@ -1067,8 +1089,8 @@ gn_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
     ct_tensor *xhg = ag_tmp(&f, ctag_mul(xc, rs));
     ct_tensor *xhat = ag_tmp(&f, ctag_reshape(xhg, x->ndim, x->sizes));
     if (mask[0]) {
-        const ct_tensor *gx = w != NULL ? ag_tmp(&f, ctag_mul(g, channel_view(&f, w, x->ndim)))
-                                        : g;
+        const ct_tensor *gx =
+            w != NULL ? ag_tmp(&f, ctag_mul(g, channel_view(&f, w, x->ndim))) : g;
         ct_tensor *gxg = ag_tmp(&f, ctag_reshape(gx, 3, gshape));
         ct_tensor *t = ag_tmp(&f, ctag_mul(rs, norm_core(&f, gxg, xhg, 1, &last)));
         r[0] = ctag_reshape(t, x->ndim, x->sizes);
@@ -1088,7 +1110,8 @@ gn_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
 /* --- embedding ------------------------------------------------------------ */
 
 static int embedding_apply(ct_node *n, ct_tensor **gi, ct_tensor **go);
-static const ct_node_type embedding_type = {"EmbeddingBackward0", embedding_apply, NULL};
+static const ct_node_type embedding_type = { "EmbeddingBackward0", embedding_apply,
+                                             NULL };
 
 /* Slots: saved[0] = indices; s[0] num_weights, s[1] padding_idx; d[0]
  * scale_grad_by_freq; meta 0 the weight. */
@@ -1196,18 +1219,22 @@ ctag_kl_div(const ct_tensor *input, const ct_tensor *target, ct_reduction reduct
     ct_tensor *out;
     if (log_target) {
         ct_tensor *e = ag_tmp(&f, ag_unary(CT_UNARY_EXP, target));
-        out = ag_tmp(&f, ctag_mul(e, ag_tmp(&f, ctag_sub(target, input, ct_scalar_int(1)))));
+        out = ag_tmp(
+            &f, ctag_mul(e, ag_tmp(&f, ctag_sub(target, input, ct_scalar_int(1)))));
     }
     else {
         ct_tensor *zero = ag_tmp(&f, ct_zeros(0, NULL, target->dtype));
         ct_tensor *one = ag_tmp(&f, ct_ones(0, NULL, target->dtype));
-        ct_tensor *is0 = zero ? ag_tmp(&f, ct_binary(CT_BINARY_EQ, target, zero,
-                                                     ct_scalar_int(1), NULL, CT_OUT_NEW))
-                              : NULL;
+        ct_tensor *is0 = zero
+                             ? ag_tmp(&f, ct_binary(CT_BINARY_EQ, target, zero,
+                                                    ct_scalar_int(1), NULL, CT_OUT_NEW))
+                             : NULL;
         ct_tensor *safe = is0 && one ? ag_tmp(&f, ctag_where(is0, one, target)) : NULL;
-        ct_tensor *tl = ag_tmp(&f, ctag_mul(target, ag_tmp(&f, ag_unary(CT_UNARY_LOG, safe))));
+        ct_tensor *tl =
+            ag_tmp(&f, ctag_mul(target, ag_tmp(&f, ag_unary(CT_UNARY_LOG, safe))));
         ct_tensor *xl = tl ? ag_tmp(&f, ctag_where(is0, zero, tl)) : NULL;
-        out = ag_tmp(&f, ctag_sub(xl, ag_tmp(&f, ctag_mul(target, input)), ct_scalar_int(1)));
+        out = ag_tmp(
+            &f, ctag_sub(xl, ag_tmp(&f, ctag_mul(target, input)), ct_scalar_int(1)));
     }
     if (out != NULL && reduction == CT_REDUCTION_MEAN) {
         out = ag_tmp(&f, ctag_mean(out, 0, NULL, false, CT_DTYPE_COUNT));

@@ -123,8 +123,9 @@ nll_call(nll_fn fn, ctpy_sig *sig, PyObject *const *args, Py_ssize_t nargs,
     return ctpy_result(r);
 }
 
-#define NLL_ARGS "(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, " \
-                 "int ignore_index=-100)"
+#define NLL_ARGS                                                                       \
+    "(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "             \
+    "int ignore_index=-100)"
 
 #define FORALL_NLL_BINDINGS(X)                          \
     X(_nll_loss, ctag_nll_loss)                         \
@@ -150,7 +151,8 @@ fn__cross_entropy_loss(FASTCALL)
     ctpy_arg v[6];
     ct_reduction red;
     (void)self;
-    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0 || reduction_of(&v[3], &red) < 0) {
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0 ||
+        reduction_of(&v[3], &red) < 0) {
         return NULL;
     }
     ct_tensor *r;
@@ -162,12 +164,13 @@ fn__cross_entropy_loss(FASTCALL)
 static PyObject *
 fn_kl_div(FASTCALL)
 {
-    static ctpy_sig sig = CTPY_SIG(
-        "kl_div(Tensor input, Tensor target, int reduction=1, *, bool log_target=False)");
+    static ctpy_sig sig = CTPY_SIG("kl_div(Tensor input, Tensor target, int "
+                                   "reduction=1, *, bool log_target=False)");
     ctpy_arg v[4];
     ct_reduction red;
     (void)self;
-    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0 || reduction_of(&v[2], &red) < 0) {
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0 ||
+        reduction_of(&v[2], &red) < 0) {
         return NULL;
     }
     ct_tensor *r;

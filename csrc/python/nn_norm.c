@@ -52,8 +52,9 @@ fn_batch_norm(FASTCALL)
         return NULL;
     }
     ct_tensor *r;
-    CTPY_RUN(v[0].t->numel, r = ctag_batch_norm(v[0].t, opt(&v[1]), opt(&v[2]), opt(&v[3]),
-                                                opt(&v[4]), v[5].b, v[6].d, v[7].d));
+    CTPY_RUN(v[0].t->numel,
+             r = ctag_batch_norm(v[0].t, opt(&v[1]), opt(&v[2]), opt(&v[3]), opt(&v[4]),
+                                 v[5].b, v[6].d, v[7].d));
     return ctpy_result(r);
 }
 
@@ -88,8 +89,9 @@ fn_layer_norm(FASTCALL)
         return NULL;
     }
     ct_tensor *r;
-    CTPY_RUN(v[0].t->numel, r = ctag_native_layer_norm(v[0].t, v[1].n, v[1].list, opt(&v[2]),
-                                                       opt(&v[3]), v[4].d, NULL, NULL));
+    CTPY_RUN(v[0].t->numel,
+             r = ctag_native_layer_norm(v[0].t, v[1].n, v[1].list, opt(&v[2]),
+                                        opt(&v[3]), v[4].d, NULL, NULL));
     return ctpy_result(r);
 }
 
@@ -105,18 +107,18 @@ fn_native_layer_norm(FASTCALL)
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
         return NULL;
     }
-    CTPY_RUN(v[0].t->numel, out = ctag_native_layer_norm(v[0].t, v[1].n, v[1].list,
-                                                         opt(&v[2]), opt(&v[3]), v[4].d, &m,
-                                                         &s));
+    CTPY_RUN(v[0].t->numel,
+             out = ctag_native_layer_norm(v[0].t, v[1].n, v[1].list, opt(&v[2]),
+                                          opt(&v[3]), v[4].d, &m, &s));
     return triple(out != NULL ? 0 : -1, out, m, s);
 }
 
 static PyObject *
 fn_group_norm(FASTCALL)
 {
-    static ctpy_sig sig = CTPY_SIG(
-        "group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, "
-        "float eps=1e-05, bool cudnn_enabled=True)");
+    static ctpy_sig sig = CTPY_SIG("group_norm(Tensor input, int num_groups, Tensor? "
+                                   "weight=None, Tensor? bias=None, "
+                                   "float eps=1e-05, bool cudnn_enabled=True)");
     ctpy_arg v[6];
     (void)self;
     if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
@@ -143,9 +145,10 @@ fn_native_group_norm(FASTCALL)
     const ct_tensor *x = v[0].t;
     if (x->ndim < 2 || x->sizes[0] != v[3].i || x->sizes[1] != v[4].i ||
         v[3].i * v[4].i * v[5].i != x->numel) {
-        PyErr_Format(PyExc_RuntimeError, "native_group_norm: N, C and HxW (%lld, %lld, %lld) "
-                     "do not describe the input", (long long)v[3].i, (long long)v[4].i,
-                     (long long)v[5].i);
+        PyErr_Format(PyExc_RuntimeError,
+                     "native_group_norm: N, C and HxW (%lld, %lld, %lld) "
+                     "do not describe the input",
+                     (long long)v[3].i, (long long)v[4].i, (long long)v[5].i);
         return NULL;
     }
     CTPY_RUN(x->numel, out = ctag_native_group_norm(x, opt(&v[1]), opt(&v[2]), v[6].i,
@@ -174,8 +177,8 @@ fn_embedding(FASTCALL)
 static PyObject *
 fn_embedding_renorm_(FASTCALL)
 {
-    static ctpy_sig sig = CTPY_SIG(
-        "embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)");
+    static ctpy_sig sig = CTPY_SIG("embedding_renorm_(Tensor input, Tensor indices, "
+                                   "float max_norm, float norm_type)");
     ctpy_arg v[4];
     int rc;
     (void)self;
