@@ -30,6 +30,10 @@ $(BUILD)/%.o: %.c $(HEADERS)
 
 # sqrtf without its errno path, so the float32 Box-Muller loop vectorizes
 $(BUILD)/aten/cpu/random_normal_f32.o: CT_CFLAGS += -fno-math-errno
+# the activations vectorize: their selects (x > 0 ? x : x * slope) compute
+# both sides, which -ftrapping-math forbids, and exp / log1p / tanh go to
+# libmvec's vector forms, which need no errno; results do not change
+$(BUILD)/aten/cpu/activation.o: CT_CFLAGS += -fno-math-errno -fno-trapping-math
 
 $(LIB): $(LIB_OBJS)
 	$(CC) -shared -o $@ $^ $(LDLIBS) $(EXTRA_LDFLAGS)

@@ -18,6 +18,20 @@
 
 #pragma GCC diagnostic ignored "-Wtype-limits"
 
+/* The libm functions the loops call, declared with their vector forms
+ * (glibc's libmvec, which <math.h> declares only under -ffast-math), so
+ * the loops over them vectorize.  libmvec is accurate to a few ulp, as
+ * PyTorch's Sleef kernels are to one. */
+#if defined(__x86_64__) && defined(__GLIBC__) && __GLIBC_PREREQ(2, 35)
+#define ACT_SIMD __attribute__((simd("notinbranch")))
+ACT_SIMD float expf(float);
+ACT_SIMD double (exp)(double);
+ACT_SIMD float log1pf(float);
+ACT_SIMD double (log1p)(double);
+ACT_SIMD float tanhf(float);
+ACT_SIMD double (tanh)(double);
+#endif
+
 const char *const ct_act_names[CT_ACT_COUNT] = {
 #define X(E, N, K, B, BI, BB) [E] = #N,
     CT_FORALL_ACTIVATIONS(X)
@@ -37,9 +51,11 @@ typedef struct {
     int64_t i[CT_ACT_MAX_PARAMS];
 } act_ctx;
 
-#define P0 ((A)cx->p[0])
-#define P1 ((A)cx->p[1])
-#define P2 ((A)cx->p[2])
+/* the parameters as locals of the loop, in the compute type (read once, so
+ * the loops vectorize) */
+#define P0 p0_
+#define P1 p1_
+#define P2 p2_
 #define ONE ((A)1)
 #define ZERO ((A)0)
 
@@ -47,7 +63,8 @@ typedef struct {
 #define K_BETA ((A)(M_SQRT2 * M_2_SQRTPI * 0.5))
 #define K_KAPPA ((A)0.044715)
 
-#define F_leaky_relu(a) ((a) > 0 ? (a) : (a) * P0)
+/* (a product on both sides, so the select vectorizes: a * 1 is a) */
+#define F_leaky_relu(a) ((a) * ((a) > 0 ? ONE : P0))
 /* elu: P0 alpha, P1 scale, P2 input_scale; negcoef = alpha * scale */
 #define F_elu(a) ((a) <= 0 ? (exp((a) * P2) - ONE) * (P0 * P1) : (a) * P1)
 #define F_celu F_elu
@@ -75,7 +92,7 @@ typedef struct {
 #define I_threshold(a) ((a) <= (A)cx->i[0] ? (A)cx->i[1] : (a))
 
 /* the derivatives: a is the incoming gradient, b the forward's input */
-#define D_leaky_relu(a, b) ((b) > 0 ? (a) : (a) * P0)
+#define D_leaky_relu(a, b) ((a) * ((b) > 0 ? ONE : P0))
 #define D_elu(a, b) ((b) <= 0 ? (a) * P2 * (P0 * P1) * exp((b) * P2) : (a) * P1)
 #define D_celu D_elu
 #define D_softplus(a, b)                                                       \
@@ -183,9 +200,45 @@ SMOOTH_FUNCS(double, _d)
     _Generic((x), float: log_sigmoid_d2_f, default: log_sigmoid_d2_d)(x)
 #define softplus_d2(x) _Generic((x), float: softplus_d2_f, default: softplus_d2_d)(x)
 
+/* The float loops are built twice, for AVX2 machines (8-wide, with
+ * libmvec's AVX2 functions) and for any x86-64. */
+#if defined(__x86_64__)
+#define ACT_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define ACT_CLONES
+#endif
+
 /* ACT_LOOP(name, T, S, AT, expr): out = expr over a (loaded as the compute
  * type AT, which the expressions know as A), with the op's context in cx. */
 #define ACT_LOOP(name, T, S, AT, expr)                                         \
+    ACT_CLONES static int name(char **data, const int64_t *st, int64_t n,      \
+                               void *ctx)                                      \
+    {                                                                          \
+        typedef AT A;                                                          \
+        const act_ctx *cx = ctx;                                               \
+        const A p0_ = (A)cx->p[0], p1_ = (A)cx->p[1], p2_ = (A)cx->p[2];       \
+        (void)p0_, (void)p1_, (void)p2_;                                       \
+        T *o = (T *)data[0];                                                   \
+        const T *pa = (const T *)data[1];                                      \
+        const int64_t z = (int64_t)sizeof(T);                                  \
+        if (st[0] == z && st[1] == z) {                                        \
+            for (int64_t i = 0; i < n; i++) {                                  \
+                A a = ct__load_##S(pa + i);                                    \
+                ct__store_##S(o + i, (expr));                                  \
+            }                                                                  \
+        }                                                                      \
+        else {                                                                 \
+            for (int64_t i = 0; i < n; i++) {                                  \
+                A a = ct__load_##S((const T *)(data[1] + i * st[1]));          \
+                ct__store_##S((T *)(data[0] + i * st[0]), (expr));             \
+            }                                                                  \
+        }                                                                      \
+        return 0;                                                              \
+    }
+
+/* The same for integer tensors, whose expressions read the int64
+ * parameters cx->i[] (a float parameter may not fit the type). */
+#define ACT_LOOP_INT(name, T, S, AT, expr)                                     \
     static int name(char **data, const int64_t *st, int64_t n, void *ctx)      \
     {                                                                          \
         typedef AT A;                                                          \
@@ -212,17 +265,27 @@ SMOOTH_FUNCS(double, _d)
 /* ACT_LOOP2(name, T, S, AT, expr): out = expr over a (the gradient) and b
  * (the forward's input), both of out's shape. */
 #define ACT_LOOP2(name, T, S, AT, expr)                                        \
-    static int name(char **data, const int64_t *st, int64_t n, void *ctx)      \
+    ACT_CLONES static int name(char **data, const int64_t *st, int64_t n,      \
+                               void *ctx)                                      \
     {                                                                          \
         typedef AT A;                                                          \
         const act_ctx *cx = ctx;                                               \
-        (void)cx;                                                              \
+        const A p0_ = (A)cx->p[0], p1_ = (A)cx->p[1], p2_ = (A)cx->p[2];       \
+        (void)p0_, (void)p1_, (void)p2_;                                       \
         T *o = (T *)data[0];                                                   \
         const T *pa = (const T *)data[1], *pb = (const T *)data[2];            \
         const int64_t z = (int64_t)sizeof(T);                                  \
         if (st[0] == z && st[1] == z && st[2] == z) {                          \
             for (int64_t i = 0; i < n; i++) {                                  \
                 A a = ct__load_##S(pa + i), b = ct__load_##S(pb + i);          \
+                ct__store_##S(o + i, (expr));                                  \
+            }                                                                  \
+        }                                                                      \
+        else if (st[0] == z && st[1] == 0 && st[2] == z) {                     \
+            /* the gradient of a sum: one value broadcast */                   \
+            const A a = ct__load_##S(pa);                                      \
+            for (int64_t i = 0; i < n; i++) {                                  \
+                A b = ct__load_##S(pb + i);                                    \
                 ct__store_##S(o + i, (expr));                                  \
             }                                                                  \
         }                                                                      \
@@ -253,7 +316,7 @@ SMOOTH_FUNCS(double, _d)
     ACT_LOOP2(d_##op##_##S, T, S, A, D_##op(a, b))
 #define STAMP_D2(op, OP, E, T, S, A)                                           \
     ACT_LOOP2(d2_##op##_##S, T, S, A, D2_##op(a, b))
-#define STAMP_I(op, OP, E, T, S, A) ACT_LOOP(f_##op##_##S, T, S, A, I_##op(a))
+#define STAMP_I(op, OP, E, T, S, A) ACT_LOOP_INT(f_##op##_##S, T, S, A, I_##op(a))
 #define X(E, T, S, A)                                                         \
     FORALL_ACTS(STAMP_F, E, T, S, A) FORALL_ACTS(STAMP_D, E, T, S, A)          \
     FORALL_ACTS(STAMP_D2, E, T, S, A)
@@ -354,8 +417,8 @@ derivative(const ct_loop (*table)[CT_DTYPE_COUNT], ct_act_op op, const ct_tensor
     if (g == NULL) {
         return NULL;
     }
-    const ct_tensor *ins[2] = {g, x};
-    ct_tensor *r = ct_iter_new_output(2, ins, x->ndim, x->sizes, x->dtype);
+    /* laid out as x (the incoming gradient is often an expanded scalar) */
+    ct_tensor *r = ct_iter_new_output(1, &x, x->ndim, x->sizes, x->dtype);
     if (r != NULL) {
         ct_tensor *ops[3] = {r, g, (ct_tensor *)x};
         if (ct_iter_run(3, ops, loop, &cx) < 0) {
