@@ -67,6 +67,107 @@ storage_as_tensor(CtStorageObject *self, PyObject *dtype_obj)
     return ctpy_result(ct_tensor_new(self->s, 0, 1, &n, &one, d));
 }
 
+/* "[2, 3]" for PyTorch's messages. */
+static void
+format_ints(char *buf, size_t cap, int n, const int64_t *v)
+{
+    size_t len = (size_t)snprintf(buf, cap, "[");
+    for (int i = 0; i < n && len < cap; i++) {
+        len += (size_t)snprintf(buf + len, cap - len, "%s%lld", i ? ", " : "",
+                                (long long)v[i]);
+    }
+    if (len < cap) {
+        snprintf(buf + len, cap - len, "]");
+    }
+}
+
+/* _tensor(dtype, storage_offset, size, stride, q_scale=None,
+ * q_zero_point=None): a tensor of that geometry over this storage, not a
+ * view of anything (what torch's set_ gives torch._utils._rebuild_tensor),
+ * with PyTorch's bounds check: the geometry comes from files that
+ * torch.load reads, so no value may reach past the storage.  Quantized
+ * dtypes take their per-tensor scale and zero point. */
+static PyObject *
+storage_tensor(CtStorageObject *self, PyObject *const *args, Py_ssize_t nargs,
+               PyObject *kwnames)
+{
+    static ctpy_sig sig = CTPY_SIG("_tensor(ScalarType dtype, int storage_offset, "
+                                   "int[] size, int[] stride, float? q_scale=None, "
+                                   "int? q_zero_point=None)");
+    ctpy_arg v[6];
+    char a[512], b[512];
+
+    if (ctpy_parse(&sig, args, nargs, kwnames, v) < 0) {
+        return NULL;
+    }
+    ct_dtype d = v[0].dtype;
+    int64_t offset = v[1].i, item = (int64_t)ct_dtype_itemsize(d);
+    int ndim = v[2].n;
+    const int64_t *size = v[2].list, *stride = v[3].list;
+    if (v[3].n != ndim) {
+        PyErr_Format(PyExc_RuntimeError, "mismatch in length of strides and shape");
+        return NULL;
+    }
+    if (offset < 0) {
+        PyErr_Format(PyExc_RuntimeError, "Tensor: invalid storage offset %lld",
+                     (long long)offset);
+        return NULL;
+    }
+    /* bytes the geometry reaches: 0 for an empty tensor, else
+     * itemsize * (1 + sum (size - 1) * stride) */
+    int64_t span = 1;
+    bool empty = false, overflow = false;
+    for (int i = 0; i < ndim; i++) {
+        if (size[i] < 0) {
+            format_ints(a, sizeof a, ndim, size);
+            PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative "
+                         "dimension %lld: %s", (long long)size[i], a);
+            return NULL;
+        }
+        if (stride[i] < 0) {
+            format_ints(a, sizeof a, ndim, stride);
+            PyErr_Format(PyExc_RuntimeError, "as_strided: Negative strides are not "
+                         "supported at the moment, got strides: %s", a);
+            return NULL;
+        }
+        empty = empty || size[i] == 0;
+    }
+    for (int i = 0; i < ndim && !empty; i++) {
+        int64_t step;
+        overflow = overflow || __builtin_mul_overflow(size[i] - 1, stride[i], &step) ||
+                   __builtin_add_overflow(span, step, &span);
+    }
+    int64_t need = 0, off_bytes = 0;
+    if (!empty) {
+        overflow = overflow || __builtin_mul_overflow(span, item, &need) ||
+                   __builtin_mul_overflow(offset, item, &off_bytes) ||
+                   __builtin_add_overflow(need, off_bytes, &need);
+    }
+    if (overflow || (!empty && need > (int64_t)self->s->nbytes)) {
+        format_ints(a, sizeof a, ndim, size);
+        format_ints(b, sizeof b, ndim, stride);
+        if (overflow) {
+            PyErr_Format(PyExc_RuntimeError, "setStorage: sizes %s, strides %s, storage "
+                         "offset %lld, and itemsize %lld overflow", a, b,
+                         (long long)offset, (long long)item);
+        }
+        else {
+            PyErr_Format(PyExc_RuntimeError, "setStorage: sizes %s, strides %s, storage "
+                         "offset %lld, and itemsize %lld requiring a storage size of %lld "
+                         "are out of bounds for storage of size %lld", a, b,
+                         (long long)offset, (long long)item, (long long)need,
+                         (long long)self->s->nbytes);
+        }
+        return NULL;
+    }
+    ct_tensor *t = ct_tensor_new(self->s, offset, ndim, size, stride, d);
+    if (t != NULL && ct_dtype_table[d].is_quantized) {
+        t->q_scale = v[4].is_none ? 1.0 : v[4].d;
+        t->q_zero_point = v[5].is_none ? 0 : v[5].i;
+    }
+    return ctpy_result(t);
+}
+
 static PyObject *
 storage_is_shared(CtStorageObject *self, PyObject *unused)
 {
@@ -94,6 +195,7 @@ static PyMethodDef storage_methods[] = {
     {"data_ptr", (PyCFunction)storage_data_ptr, METH_NOARGS, NULL},
     {"nbytes", (PyCFunction)storage_nbytes, METH_NOARGS, NULL},
     {"_as_tensor", (PyCFunction)storage_as_tensor, METH_O, NULL},
+    CTPY_METH("_tensor", storage_tensor, NULL),
     {"is_shared", (PyCFunction)storage_is_shared, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -27,6 +27,11 @@ from ._tensor import Tensor
 from . import _tensor_str
 from ._tensor_str import set_printoptions  # noqa: F401
 from .storage import TypedStorage, UntypedStorage  # noqa: F401
+from .storage import (  # noqa: F401  the legacy storage types of saved files
+    BFloat16Storage, BoolStorage, ByteStorage, CharStorage, DoubleStorage, FloatStorage,
+    HalfStorage, IntStorage, LongStorage, QInt8Storage, QInt32Storage, QUInt8Storage,
+    ShortStorage,
+)
 from ._legacy import (  # noqa: F401
     BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor,
     HalfTensor, IntTensor, LongTensor, ShortTensor,
@@ -34,6 +39,7 @@ from ._legacy import (  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401
 from . import linalg  # noqa: F401,E402
 from . import autograd  # noqa: F401,E402
+from .serialization import load, save  # noqa: F401,E402
 from .autograd.grad_mode import (  # noqa: F401,E402
     enable_grad, inference_mode, no_grad, set_grad_enabled,
 )

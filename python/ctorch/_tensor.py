@@ -88,6 +88,16 @@ class Tensor(_C.TensorBase):
             array = array.astype("uint8")
         return _C.from_numpy(array)
 
+    def __reduce_ex__(self, proto):
+        """Pickling as PyTorch's: a rebuild function over the storage;
+        subclasses add their Python state (_rebuild_from_type_v2)."""
+        from ._utils import _reduce_tensor
+        func, args = _reduce_tensor(self, plain_pickle=True)
+        if type(self) is Tensor:
+            return func, args
+        state = self.__getstate__()
+        return (_rebuild_from_type_v2, (func, type(self), args, state))
+
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
@@ -185,6 +195,25 @@ class Tensor(_C.TensorBase):
 
     __rdiv__ = __rtruediv__
     __itruediv__ = _C.TensorBase.__itruediv__
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    """Unpickling a Tensor subclass (torch._tensor._rebuild_from_type_v2)."""
+    ret = func(*args)
+    if new_type is Tensor:
+        return ret
+    if type(ret) is not new_type:
+        ret = Tensor._make_subclass(new_type, ret, ret.requires_grad)
+    setstate = getattr(ret.__class__, "__setstate__", None)
+    if setstate is not None and setstate is not getattr(Tensor, "__setstate__", None):
+        ret.__setstate__(state)
+    elif state:
+        dict_state, slots_state = state if isinstance(state, tuple) else (state, None)
+        for k, v in (dict_state or {}).items():
+            setattr(ret, k, v)
+        for k, v in (slots_state or {}).items():
+            setattr(ret, k, v)
+    return ret
 
 
 # Printed names follow PyTorch's under ctorchrun (<class 'torch.Tensor'>).

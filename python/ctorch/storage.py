@@ -121,3 +121,85 @@ class TypedStorage:
 
 for _cls in (UntypedStorage, TypedStorage):
     _cls.__module__ = "torch.storage"
+
+
+def _load_from_bytes(b):
+    """pickle's way back to a storage (TypedStorage.__reduce__)."""
+    import io
+    from .serialization import load
+    return load(io.BytesIO(b))
+
+
+def _typed_reduce(self):
+    # as torch: the storage travels as a saved file of its own
+    import io
+    from .serialization import save
+    b = io.BytesIO()
+    save(self, b)
+    return (_load_from_bytes, (b.getvalue(),))
+
+
+# torch's legacy storage type names, which name storages in saved files
+_STORAGE_NAMES = {
+    "float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",
+    "bfloat16": "BFloat16Storage", "int64": "LongStorage", "int32": "IntStorage",
+    "int16": "ShortStorage", "int8": "CharStorage", "uint8": "ByteStorage",
+    "bool": "BoolStorage", "qint8": "QInt8Storage", "quint8": "QUInt8Storage",
+    "qint32": "QInt32Storage",
+}
+
+
+def _pickle_storage_type(self):
+    """'FloatStorage' for a float32 TypedStorage (its name in saved files)."""
+    return _STORAGE_NAMES[str(self.dtype).split(".")[-1]]
+
+
+TypedStorage.__reduce__ = _typed_reduce
+TypedStorage.pickle_storage_type = _pickle_storage_type
+TypedStorage._pickle_storage_type = _pickle_storage_type
+UntypedStorage.__reduce__ = _typed_reduce
+
+
+class _LegacyStorageMeta(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, TypedStorage) and obj.dtype == cls.dtype
+
+
+class _LegacyStorage(TypedStorage, metaclass=_LegacyStorageMeta):
+    """torch.FloatStorage and friends: a TypedStorage of one dtype.
+    FloatStorage(n) has n uninitialised elements, FloatStorage(seq) the
+    values of seq."""
+
+    def __new__(cls, *args, **kwargs):
+        from . import _C
+        if kwargs or len(args) > 1:
+            raise TypeError("%s(): expected a size or a sequence" % cls.__name__)
+        if not args:
+            t = _C.empty(0, dtype=cls.dtype)
+        elif isinstance(args[0], int):
+            t = _C.empty(args[0], dtype=cls.dtype)
+        else:
+            t = _C.tensor(list(args[0]), dtype=cls.dtype)
+        self = object.__new__(cls)
+        self._ref = t._storage_ref()
+        return self
+
+    @classmethod
+    def _from_ref(cls, ref, dtype=None):
+        self = object.__new__(cls)
+        self._ref = ref
+        return self
+
+
+def _make_storage_classes():
+    from . import _C
+    out = {}
+    for name, cls_name in _STORAGE_NAMES.items():
+        cls = _LegacyStorageMeta(cls_name, (_LegacyStorage,), {"dtype": getattr(_C, name)})
+        cls.__module__ = "torch"
+        out[cls_name] = cls
+    return out
+
+
+_storage_classes = _make_storage_classes()
+globals().update(_storage_classes)

@@ -995,10 +995,9 @@ class OneCycleLR(_LRScheduler):
         # Validate anneal_strategy
         if anneal_strategy not in ['cos', 'linear']:
             raise ValueError("anneal_strategy must by one of 'cos' or 'linear', instead got {}".format(anneal_strategy))
-        elif anneal_strategy == 'cos':
-            self.anneal_func = self._annealing_cos
-        elif anneal_strategy == 'linear':
-            self.anneal_func = self._annealing_linear
+        # the strategy's name, not a bound method: a scheduler holding its
+        # own method is a reference cycle (PyTorch 2.x keeps the name too)
+        self._anneal_func_type = anneal_strategy
 
         # Initialize learning rate variables
         max_lrs = self._format_param('max_lr', self.optimizer, max_lr)
@@ -1035,6 +1034,12 @@ class OneCycleLR(_LRScheduler):
             return param
         else:
             return [param] * len(optimizer.param_groups)
+
+    @property
+    def anneal_func(self):
+        if self._anneal_func_type == 'cos':
+            return self._annealing_cos
+        return self._annealing_linear
 
     def _annealing_cos(self, start, end, pct):
         "Cosine anneal from `start` to `end` as pct goes from 0.0 to 1.0."
