@@ -119,10 +119,11 @@ ct_im2col(const ct_tensor *input, const int64_t *kernel, const int64_t *dilation
         bad = input->sizes[i] == 0;
     }
     if (bad) {
-        return ct_error(CT_ERR_RUNTIME, "Expected 3D or 4D (batch mode) tensor with "
-                        "possibly 0 batch size and other non-zero dimensions for input, "
-                        "but got: %s", ct_format_sizes(input->ndim, input->sizes, buf,
-                                                       sizeof buf)), NULL;
+        ct_error(CT_ERR_RUNTIME, "Expected 3D or 4D (batch mode) tensor with "
+                 "possibly 0 batch size and other non-zero dimensions for input, "
+                 "but got: %s", ct_format_sizes(input->ndim, input->sizes, buf,
+                                                sizeof buf));
+        return NULL;
     }
     int b = batched ? 1 : 0;
     conv_geom g = {
@@ -135,17 +136,19 @@ ct_im2col(const ct_tensor *input, const int64_t *kernel, const int64_t *dilation
      * torch 1.13's im2col_shape_check prints */
     blocks(&g);
     if (g.oh < 1 || g.ow < 1) {
-        return ct_error(CT_ERR_RUNTIME, "Given input with spatial size (%lld, %lld), "
-                        "kernel_size=(%lld, %lld), dilation=(%lld, %lld), padding=(%lld, "
-                        "%lld), calculated shape of the array of sliding blocks as (%lld, "
-                        "%lld), but its components must be at least one.",
-                        (long long)g.ih, (long long)g.ih, (long long)g.kh, (long long)g.kw,
-                        (long long)g.dh, (long long)g.dw, (long long)g.ph, (long long)g.pw,
-                        (long long)g.oh, (long long)g.ow), NULL;
+        ct_error(CT_ERR_RUNTIME, "Given input with spatial size (%lld, %lld), "
+                 "kernel_size=(%lld, %lld), dilation=(%lld, %lld), padding=(%lld, "
+                 "%lld), calculated shape of the array of sliding blocks as (%lld, "
+                 "%lld), but its components must be at least one.",
+                 (long long)g.ih, (long long)g.ih, (long long)g.kh, (long long)g.kw,
+                 (long long)g.dh, (long long)g.dw, (long long)g.ph, (long long)g.pw,
+                 (long long)g.oh, (long long)g.ow);
+        return NULL;
     }
     if (!floating_ok(input->dtype)) {
-        return ct_error(CT_ERR_RUNTIME, "\"im2col_out_cpu\" not implemented for '%s'",
-                        ct_dtype_table[input->dtype].legacy), NULL;
+        ct_error(CT_ERR_RUNTIME, "\"im2col_out_cpu\" not implemented for '%s'",
+                 ct_dtype_table[input->dtype].legacy);
+        return NULL;
     }
     ct__conv_geom_finish(&g);
     int64_t sizes[3] = {g.n, g.c * g.kh * g.kw, g.oh * g.ow};
@@ -177,19 +180,21 @@ ct_col2im(const ct_tensor *input, const int64_t *output_size, const int64_t *ker
         bad = input->sizes[i] == 0;
     }
     if (bad) {
-        return ct_error(CT_ERR_RUNTIME, "Expected 2D or 3D (batch mode) tensor for input "
-                        "with possibly 0 batch size and non-zero dimensions for input, but "
-                        "got: %s", ct_format_sizes(input->ndim, input->sizes, buf,
-                                                   sizeof buf)), NULL;
+        ct_error(CT_ERR_RUNTIME, "Expected 2D or 3D (batch mode) tensor for input "
+                 "with possibly 0 batch size and non-zero dimensions for input, but "
+                 "got: %s", ct_format_sizes(input->ndim, input->sizes, buf,
+                                            sizeof buf));
+        return NULL;
     }
     int b = batched ? 1 : 0;
     int64_t ck = input->sizes[b], L = input->sizes[b + 1];
     int64_t kk = kernel[0] * kernel[1];
     if (ck % kk != 0) {
-        return ct_error(CT_ERR_RUNTIME, "Expected size of input's dimension 1 to be "
-                        "divisible by the product of kernel_size, but got "
-                        "input.size(1)=%lld and kernel_size=(%lld, %lld).", (long long)ck,
-                        (long long)kernel[0], (long long)kernel[1]), NULL;
+        ct_error(CT_ERR_RUNTIME, "Expected size of input's dimension 1 to be "
+                 "divisible by the product of kernel_size, but got "
+                 "input.size(1)=%lld and kernel_size=(%lld, %lld).", (long long)ck,
+                 (long long)kernel[0], (long long)kernel[1]);
+        return NULL;
     }
     conv_geom g = {
         .dtype = input->dtype, .n = batched ? input->sizes[0] : 1, .groups = 1,
@@ -199,19 +204,21 @@ ct_col2im(const ct_tensor *input, const int64_t *output_size, const int64_t *ker
     };
     blocks(&g);
     if (g.oh * g.ow != L) {
-        return ct_error(CT_ERR_RUNTIME, "Given output_size=(%lld, %lld), kernel_size=(%lld, "
-                        "%lld), dilation=(%lld, %lld), padding=(%lld, %lld), stride=(%lld, "
-                        "%lld), expected size of input's dimension 2 to match the calculated "
-                        "number of sliding blocks %lld * %lld = %lld, but got "
-                        "input.size(2)=%lld.", (long long)g.ih, (long long)g.iw,
-                        (long long)g.kh, (long long)g.kw, (long long)g.dh, (long long)g.dw,
-                        (long long)g.ph, (long long)g.pw, (long long)g.sh, (long long)g.sw,
-                        (long long)g.oh, (long long)g.ow, (long long)(g.oh * g.ow),
-                        (long long)L), NULL;
+        ct_error(CT_ERR_RUNTIME, "Given output_size=(%lld, %lld), kernel_size=(%lld, "
+                 "%lld), dilation=(%lld, %lld), padding=(%lld, %lld), stride=(%lld, "
+                 "%lld), expected size of input's dimension 2 to match the calculated "
+                 "number of sliding blocks %lld * %lld = %lld, but got "
+                 "input.size(2)=%lld.", (long long)g.ih, (long long)g.iw,
+                 (long long)g.kh, (long long)g.kw, (long long)g.dh, (long long)g.dw,
+                 (long long)g.ph, (long long)g.pw, (long long)g.sh, (long long)g.sw,
+                 (long long)g.oh, (long long)g.ow, (long long)(g.oh * g.ow),
+                 (long long)L);
+        return NULL;
     }
     if (!floating_ok(input->dtype)) {
-        return ct_error(CT_ERR_RUNTIME, "\"col2im_out_cpu\" not implemented for '%s'",
-                        ct_dtype_table[input->dtype].legacy), NULL;
+        ct_error(CT_ERR_RUNTIME, "\"col2im_out_cpu\" not implemented for '%s'",
+                 ct_dtype_table[input->dtype].legacy);
+        return NULL;
     }
     ct__conv_geom_finish(&g);
     int64_t sizes[4] = {g.n, g.c, g.ih, g.iw};

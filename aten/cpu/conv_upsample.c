@@ -256,8 +256,9 @@ upsample_run(const ct_tensor *a, ct_upsample_mode mode, int nsp, const int64_t *
     ct_dtype dt = a->dtype;
     int kind = (backward ? U_BWD : U_FWD) + (mode == CT_UPSAMPLE_NEAREST);
     if (up_loops[kind][dt] == NULL) {
-        return ct_error(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'",
-                        op_name(mode, nsp, backward), ct_dtype_table[dt].legacy), NULL;
+        ct_error(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'",
+                 op_name(mode, nsp, backward), ct_dtype_table[dt].legacy);
+        return NULL;
     }
     up_geom g = {0};
     g.ih = nsp == 2 ? in_sizes[2] : 1;
@@ -327,8 +328,9 @@ ct_upsample(const ct_tensor *input, ct_upsample_mode mode, int nsp,
     char b[160];
     int nd = nsp + 2;
     if (input->ndim != nd) {
-        return ct_error(CT_ERR_RUNTIME, "Expected %dD input tensor, but got %s", nd,
-                        ct_format_sizes(input->ndim, input->sizes, b, sizeof b)), NULL;
+        ct_error(CT_ERR_RUNTIME, "Expected %dD input tensor, but got %s", nd,
+                 ct_format_sizes(input->ndim, input->sizes, b, sizeof b));
+        return NULL;
     }
     int64_t out[4];
     out[0] = input->sizes[0];
@@ -337,9 +339,10 @@ ct_upsample(const ct_tensor *input, ct_upsample_mode mode, int nsp,
         out[2 + i] = output_size[i];
     }
     if (input->numel == 0 && input->sizes[1] == 0 && input->sizes[0] != 0) {
-        return ct_error(CT_ERR_RUNTIME, "Non-empty %dD data tensor expected but got a "
-                        "tensor with sizes %s", nd,
-                        ct_format_sizes(nd, input->sizes, b, sizeof b)), NULL;
+        ct_error(CT_ERR_RUNTIME, "Non-empty %dD data tensor expected but got a "
+                 "tensor with sizes %s", nd,
+                 ct_format_sizes(nd, input->sizes, b, sizeof b));
+        return NULL;
     }
     if (check_sizes(nsp, input->sizes, out) < 0) {
         return NULL;
@@ -355,8 +358,9 @@ ct_upsample_backward(const ct_tensor *grad_out, ct_upsample_mode mode, int nsp,
     int nd = nsp + 2;
     if (grad_out->ndim != nd || grad_out->sizes[0] != input_sizes[0] ||
         grad_out->sizes[1] != input_sizes[1]) {
-        return ct_error(CT_ERR_RUNTIME, "%s: grad_output does not match the input",
-                        op_name(mode, nsp, true)), NULL;
+        ct_error(CT_ERR_RUNTIME, "%s: grad_output does not match the input",
+                 op_name(mode, nsp, true));
+        return NULL;
     }
     if (check_sizes(nsp, input_sizes, grad_out->sizes) < 0) {
         return NULL;

@@ -73,10 +73,13 @@ end_index(int64_t o, int64_t out, int64_t in)
                         for (int64_t ixx = x0; ixx < x1; ixx += p->dilation[1]) { \
                             int64_t k = iy * IW + ixx;                         \
                             A v = ct__load_##S(x + k);                         \
-                            if (v > mv || IS_NAN(v)) {                         \
-                                mv = v;                                        \
-                                mi = k;                                        \
-                            }                                                  \
+                            /* branch-free (an indexed pair for the value):  \
+                             * on random data a branch here mispredicts half  \
+                             * the time */                                     \
+                            int take = (v > mv) | IS_NAN(v);                   \
+                            A pair[2] = {mv, v};                               \
+                            mi = take ? k : mi;                                \
+                            mv = pair[take];                                   \
                         }                                                      \
                     }                                                          \
                     ct__store_##S(y + oy * OW + ox, mv);                       \
@@ -167,10 +170,13 @@ end_index(int64_t o, int64_t out, int64_t in)
                         for (int64_t ixx = x0; ixx < x1; ixx++) {              \
                             int64_t k = iy * IW + ixx;                         \
                             A v = ct__load_##S(x + k);                         \
-                            if (v > mv || IS_NAN(v)) {                         \
-                                mv = v;                                        \
-                                mi = k;                                        \
-                            }                                                  \
+                            /* branch-free (an indexed pair for the value):  \
+                             * on random data a branch here mispredicts half  \
+                             * the time */                                     \
+                            int take = (v > mv) | IS_NAN(v);                   \
+                            A pair[2] = {mv, v};                               \
+                            mi = take ? k : mi;                                \
+                            mv = pair[take];                                   \
                         }                                                      \
                     }                                                          \
                     ct__store_##S(y + oy * OW + ox, mv);                       \
@@ -494,8 +500,9 @@ ct_max_pool_backward(const ct_tensor *grad_out, const ct_tensor *input,
     int nd = input->ndim;
     if (nd < 3 || grad_out->ndim != nd || indices->ndim != nd ||
         indices->dtype != CT_DTYPE_INT64) {
-        return ct_error(CT_ERR_RUNTIME, "max_pool2d_with_indices_backward: expected "
-                        "grad_output and indices shaped like the output"), NULL;
+        ct_error(CT_ERR_RUNTIME, "max_pool2d_with_indices_backward: expected "
+                 "grad_output and indices shaped like the output");
+        return NULL;
     }
     for (int i = 0; i < nd; i++) {
         if (grad_out->sizes[i] != indices->sizes[i] ||
@@ -561,8 +568,9 @@ ct_avg_pool2d_backward(const ct_tensor *grad_out, const ct_tensor *input,
     int nd = input->ndim;
     if (grad_out->ndim != nd || grad_out->sizes[nd - 2] != g.oh ||
         grad_out->sizes[nd - 1] != g.ow || grad_out->dtype != input->dtype) {
-        return ct_error(CT_ERR_RUNTIME, "avg_pool2d_backward: grad_output has the wrong "
-                        "shape or dtype"), NULL;
+        ct_error(CT_ERR_RUNTIME, "avg_pool2d_backward: grad_output has the wrong "
+                 "shape or dtype");
+        return NULL;
     }
     ct_tensor *gy = ct_contiguous(grad_out), *gx = NULL;
     if (gy != NULL && (gx = ct_zeros(nd, input->sizes, input->dtype)) != NULL) {
@@ -580,6 +588,17 @@ adaptive_check(const char *name, const ct_tensor *input, const int64_t *osz,
                pool_geom *g)
 {
     char b[160];
+    if ((osz[0] < 0 || osz[1] < 0) && strcmp(name, "adaptive_max_pool2d") == 0 &&
+        (input->ndim == 3 || input->ndim == 4)) {
+        /* torch's adaptive_max_pool2d allocates first and fails there */
+        int64_t sizes[4];
+        memcpy(sizes, input->sizes, sizeof(int64_t) * (size_t)input->ndim);
+        sizes[input->ndim - 2] = osz[0];
+        sizes[input->ndim - 1] = osz[1];
+        return ct_error(CT_ERR_RUNTIME, "Trying to create tensor with negative dimension "
+                        "%lld: %s", (long long)(osz[0] < 0 ? osz[0] : osz[1]),
+                        ct_format_sizes(input->ndim, sizes, b, sizeof b));
+    }
     if (osz[0] < 0 || osz[1] < 0) {
         return ct_error(CT_ERR_RUNTIME, "%s: elements of output_size must be greater than "
                         "or equal to 0 but received {%lld, %lld}", name, (long long)osz[0],
@@ -625,8 +644,9 @@ ct_adaptive_avg_pool2d_backward(const ct_tensor *grad_out, const ct_tensor *inpu
     pool_geom g;
     int nd = grad_out->ndim;
     if (nd < 3 || input->ndim != nd || grad_out->dtype != input->dtype) {
-        return ct_error(CT_ERR_RUNTIME, "adaptive_avg_pool2d_backward: grad_output and "
-                        "input do not match"), NULL;
+        ct_error(CT_ERR_RUNTIME, "adaptive_avg_pool2d_backward: grad_output and "
+                 "input do not match");
+        return NULL;
     }
     int64_t osz[2] = {grad_out->sizes[nd - 2], grad_out->sizes[nd - 1]};
     if (adaptive_check("adaptive_avg_pool2d_backward", input, osz, &g) < 0 ||
