@@ -553,7 +553,7 @@ unary_factor(ag_frame *f, ct_unary_op op, ct_tensor *a, ct_tensor *y)
 {
 #define T(e) ag_tmp(f, (e))
     switch (op) {
-    case CT_UNARY_ABS: return T(ct_unary(CT_UNARY_SIGN, a, NULL, CT_OUT_NEW));
+    case CT_UNARY_ABS: return T(ag_unary(CT_UNARY_SIGN, a));  /* recorded: a graph for create_graph */
     case CT_UNARY_SQRT: return T(ctag_div(T(ag_scalar(0.5)), y));
     case CT_UNARY_RSQRT: return T(ag_mul_s(T(ctag_pow_scalar(y, 3)), -0.5));
     case CT_UNARY_EXP: return y;
