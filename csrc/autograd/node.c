@@ -636,10 +636,13 @@ accumulate_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
         v->grad = sum;
         return 0;
     }
-    if (ct_binary(CT_BINARY_ADD, v->grad, g, ct_scalar_int(1), v->grad,
-                  CT_OUT_INPLACE) == NULL) {
+    /* the in-place add returns a new reference to v->grad */
+    ct_tensor *r = ct_binary(CT_BINARY_ADD, v->grad, g, ct_scalar_int(1), v->grad,
+                             CT_OUT_INPLACE);
+    if (r == NULL) {
         return -1;
     }
+    ct_tensor_decref(r);
     ct_tensor_bump_version(v->grad);
     return 0;
 }

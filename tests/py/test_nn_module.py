@@ -759,3 +759,30 @@ if __name__ == "__main__":
     import torch
     out = {n: run(torch, n) for n in SCENARIOS}
     print("EXPECTED = " + pprint.pformat(out, width=88, compact=True))
+
+
+def test_no_leaks_training_loop():
+    # a leaf whose gradient was accumulated into (two backwards) frees it
+    # with itself; modules, hooks and the activations' nodes leave nothing
+    import gc
+    F = ctorch.nn.functional
+
+    def work():
+        x = ctorch.randn(5, 6, requires_grad=True)
+        for _ in range(2):
+            F.leaky_relu(x * 1, 0.1, True).sum().backward()
+        m = ctorch.nn.Sequential(ctorch.nn.Linear(6, 4), ctorch.nn.ELU())
+        m.register_full_backward_hook(lambda *a: None)
+        for _ in range(2):
+            m(x).sum().backward()
+        y = F.gelu(x, approximate="tanh")
+        (g,) = ctorch.autograd.grad(y.sum(), x, create_graph=True)
+        g.sum().backward()
+
+    work()
+    gc.collect()
+    live = ctorch._C._live_counts()
+    for _ in range(3):
+        work()
+    gc.collect()
+    assert ctorch._C._live_counts() == live
