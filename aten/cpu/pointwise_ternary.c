@@ -23,11 +23,21 @@ typedef struct {
 
 #define FMA(x, y, z) _Generic((x), float: fmaf, default: fma)((x), (y), (z))
 
+/* The loops are built twice: for x86-64-v3 (AVX2 + FMA), where fma is one
+ * instruction and the loops vectorize, and for any x86-64, where fma is
+ * glibc's (exact either way, so results do not depend on the CPU). */
+#if defined(__x86_64__)
+#define CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define CLONES
+#endif
+
 /* TERNARY_LOOP(name, T, S, A, expr): out = expr over s (self), a (t1) and
  * b (t2), loaded as A, with v the value; contiguous operands get a
  * plain-indexed branch the compiler can vectorize. */
 #define TERNARY_LOOP(name, T, S, A, expr)                                     \
-    static int name(char **data, const int64_t *st, int64_t n, void *ctx)     \
+    CLONES static int name(char **data, const int64_t *st, int64_t n,         \
+                           void *ctx)                                         \
     {                                                                         \
         const A v = ((const value_ctx *)ctx)->S;                              \
         const int64_t z = (int64_t)sizeof(T);                                 \
