@@ -39,7 +39,6 @@ from ._legacy import (  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401
 from . import linalg  # noqa: F401,E402
 from . import autograd  # noqa: F401,E402
-from .serialization import load, save  # noqa: F401,E402
 from .autograd.grad_mode import (  # noqa: F401,E402
     enable_grad, inference_mode, no_grad, set_grad_enabled,
 )
@@ -123,10 +122,16 @@ is_inference_mode_enabled = _C.is_inference_mode_enabled
 # nn and optim are large and most scripts import them explicitly; load them
 # on first use so that `import ctorch` stays fast (PEP 562).
 _LAZY_SUBMODULES = ("nn", "optim")
+# save/load likewise: the zip and pickle machinery costs a fifth of the start-up
+_LAZY_NAMES = {"save": "serialization", "load": "serialization"}
 
 
 def __getattr__(name):
+    import importlib
     if name in _LAZY_SUBMODULES:
-        import importlib
         return importlib.import_module("." + name, __name__)
+    if name in _LAZY_NAMES:
+        value = getattr(importlib.import_module("." + _LAZY_NAMES[name], __name__), name)
+        globals()[name] = value
+        return value
     raise AttributeError("module 'ctorch' has no attribute '%s'" % name)
