@@ -135,7 +135,8 @@ ternary(const char *name, const ct_loop *loops, const ct_tensor *self,
     value_ctx vctx;
 
     if (ct_result_type_n(3, ins, &common) < 0 ||
-        ct_broadcast_shapes(self->ndim, self->sizes, t1->ndim, t1->sizes, &n1, s1) < 0 ||
+        ct_broadcast_shapes(self->ndim, self->sizes, t1->ndim, t1->sizes, &n1, s1) <
+            0 ||
         ct_broadcast_shapes(n1, s1, t2->ndim, t2->sizes, &ndim, shape) < 0) {
         return NULL;
     }
@@ -166,16 +167,15 @@ ternary(const char *name, const ct_loop *loops, const ct_tensor *self,
             goto done;
         }
     }
-    if (out != NULL &&
-        ct_iter_check_out(out, mode, ndim, shape, 3, (const ct_tensor *const *)ops + 1) < 0) {
+    const ct_tensor *const *inputs = (const ct_tensor *const *)ops + 1;
+    if (out != NULL && ct_iter_check_out(out, mode, ndim, shape, 3, inputs) < 0) {
         goto done;
     }
     if (out != NULL && out->dtype == common) {
         ct_tensor_incref(out);
         res = out;
     }
-    else if ((res = ct_iter_new_output(3, (const ct_tensor *const *)ops + 1, ndim, shape,
-                                       common)) == NULL) {
+    else if ((res = ct_iter_new_output(3, inputs, ndim, shape, common)) == NULL) {
         goto done;
     }
     fill_value(&vctx, value);
@@ -214,14 +214,17 @@ ct_tensor *
 ct_addcdiv(const ct_tensor *self, const ct_tensor *t1, const ct_tensor *t2,
            ct_scalar value, ct_tensor *out, ct_out_mode mode)
 {
-    if (ct_dtype_is_integral(t1->dtype, true) && ct_dtype_is_integral(t2->dtype, true)) {
-        ct_error(CT_ERR_RUNTIME, "Integer division with addcdiv is no longer supported, "
-                 "and in a future  release addcdiv will perform a true division of "
-                 "tensor1 and tensor2. The historic addcdiv behavior can be implemented "
-                 "as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) "
-                 "for integer inputs and as (input + value * tensor1 / tensor2) for "
-                 "float inputs. The future addcdiv behavior is just the latter "
-                 "implementation: (input + value * tensor1 / tensor2), for all dtypes.");
+    if (ct_dtype_is_integral(t1->dtype, true) &&
+        ct_dtype_is_integral(t2->dtype, true)) {
+        ct_error(CT_ERR_RUNTIME,
+                 "Integer division with addcdiv is no longer supported, and in a "
+                 "future  release addcdiv will perform a true division of tensor1 and "
+                 "tensor2. The historic addcdiv behavior can be implemented as (input "
+                 "+ value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+                 "integer inputs and as (input + value * tensor1 / tensor2) for float "
+                 "inputs. The future addcdiv behavior is just the latter "
+                 "implementation: (input + value * tensor1 / tensor2), for all "
+                 "dtypes.");
         return NULL;
     }
     return ternary("addcdiv", addcdiv_loops, self, t1, t2, value, out, mode);

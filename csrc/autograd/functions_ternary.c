@@ -21,8 +21,10 @@ static int addcdiv_apply(ct_node *n, ct_tensor **gi, ct_tensor **go);
 
 static void meta_release(ct_node *n);
 
-static const ct_node_type addcmul_type = {"AddcmulBackward0", addcmul_apply, meta_release};
-static const ct_node_type addcdiv_type = {"AddcdivBackward0", addcdiv_apply, meta_release};
+static const ct_node_type addcmul_type = {"AddcmulBackward0", addcmul_apply,
+                                          meta_release};
+static const ct_node_type addcdiv_type = {"AddcdivBackward0", addcdiv_apply,
+                                          meta_release};
 
 /* The shapes and dtypes of self, tensor1 and tensor2 (node->extra). */
 typedef struct {
@@ -76,15 +78,17 @@ addcmul_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
     if (ct_error_code() != CT_OK || self_grad(n, g, go) < 0) {
         goto done;
     }
-    if (ct_node_needs(n, 1) &&
-        (go[1] = to_input(n, 1, ag_tmp(&f, ctag_mul(g, ag_tmp(&f, ag_mul_s(t2, value))))))
-            == NULL) {
-        goto done;
+    if (ct_node_needs(n, 1)) {
+        ct_tensor *k = ag_tmp(&f, ag_mul_s(t2, value));
+        if ((go[1] = to_input(n, 1, ag_tmp(&f, ctag_mul(g, k)))) == NULL) {
+            goto done;
+        }
     }
-    if (ct_node_needs(n, 2) &&
-        (go[2] = to_input(n, 2, ag_tmp(&f, ctag_mul(g, ag_tmp(&f, ag_mul_s(t1, value))))))
-            == NULL) {
-        goto done;
+    if (ct_node_needs(n, 2)) {
+        ct_tensor *k = ag_tmp(&f, ag_mul_s(t1, value));
+        if ((go[2] = to_input(n, 2, ag_tmp(&f, ctag_mul(g, k)))) == NULL) {
+            goto done;
+        }
     }
     rc = 0;
 done:
@@ -136,8 +140,9 @@ out_error(const char *name)
                     "requires grad.", name);
 }
 
-typedef ct_tensor *(*ternary_fn)(const ct_tensor *, const ct_tensor *, const ct_tensor *,
-                                 ct_scalar, ct_tensor *, ct_out_mode);
+typedef ct_tensor *(*ternary_fn)(const ct_tensor *, const ct_tensor *,
+                                 const ct_tensor *, ct_scalar, ct_tensor *,
+                                 ct_out_mode);
 
 static ct_tensor *
 record(const char *name, const ct_node_type *type, ternary_fn fn, const ct_tensor *self,
@@ -166,7 +171,8 @@ record(const char *name, const ct_node_type *type, ternary_fn fn, const ct_tenso
         for (int k = 0; k < 3; k++) {
             meta->ndim[k] = ins[k]->ndim;
             meta->dtype[k] = ins[k]->dtype;
-            memcpy(meta->sizes[k], ins[k]->sizes, sizeof(int64_t) * (size_t)ins[k]->ndim);
+            memcpy(meta->sizes[k], ins[k]->sizes,
+                   sizeof(int64_t) * (size_t)ins[k]->ndim);
         }
     }
 
@@ -193,7 +199,8 @@ record(const char *name, const ct_node_type *type, ternary_fn fn, const ct_tenso
         const ct_tensor *keep1 = ct_node_needs(n, 2) ? t1 : NULL;
         const ct_tensor *keep2 = ct_node_needs(n, 1) || (is_div && ct_node_needs(n, 2))
                                      ? t2 : NULL;
-        if (ct_node_save(n, 0, keep1, false) < 0 || ct_node_save(n, 1, keep2, false) < 0) {
+        if (ct_node_save(n, 0, keep1, false) < 0 ||
+            ct_node_save(n, 1, keep2, false) < 0) {
             goto fail;
         }
     }

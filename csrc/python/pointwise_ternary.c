@@ -7,8 +7,9 @@
 
 #include <ctorch/ops_pointwise_ternary.h>
 
-typedef ct_tensor *(*ternary_fn)(const ct_tensor *, const ct_tensor *, const ct_tensor *,
-                                 ct_scalar, ct_tensor *, ct_out_mode);
+typedef ct_tensor *(*ternary_fn)(const ct_tensor *, const ct_tensor *,
+                                 const ct_tensor *, ct_scalar, ct_tensor *,
+                                 ct_out_mode);
 
 /* Run fn with the GIL released when the tensors are large; the result (a
  * new reference, self or out for the writing forms) wrapped. */
@@ -75,9 +76,11 @@ TERNARY(addcdiv)
 
 PyMethodDef ctpy_pointwise_ternary_methods[] = {
     CTPY_METH("addcmul", t_addcmul, "addcmul(tensor1, tensor2, *, value=1) -> Tensor"),
-    CTPY_METH("addcmul_", t_addcmul_, "addcmul_(tensor1, tensor2, *, value=1) -> Tensor"),
+    CTPY_METH("addcmul_", t_addcmul_,
+              "addcmul_(tensor1, tensor2, *, value=1) -> Tensor"),
     CTPY_METH("addcdiv", t_addcdiv, "addcdiv(tensor1, tensor2, *, value=1) -> Tensor"),
-    CTPY_METH("addcdiv_", t_addcdiv_, "addcdiv_(tensor1, tensor2, *, value=1) -> Tensor"),
+    CTPY_METH("addcdiv_", t_addcdiv_,
+              "addcdiv_(tensor1, tensor2, *, value=1) -> Tensor"),
     {NULL, NULL, 0, NULL},
 };
 

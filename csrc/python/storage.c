@@ -147,15 +147,17 @@ storage_tensor(CtStorageObject *self, PyObject *const *args, Py_ssize_t nargs,
         format_ints(a, sizeof a, ndim, size);
         format_ints(b, sizeof b, ndim, stride);
         if (overflow) {
-            PyErr_Format(PyExc_RuntimeError, "setStorage: sizes %s, strides %s, storage "
-                         "offset %lld, and itemsize %lld overflow", a, b,
-                         (long long)offset, (long long)item);
+            PyErr_Format(PyExc_RuntimeError,
+                         "setStorage: sizes %s, strides %s, storage offset %lld, and "
+                         "itemsize %lld overflow",
+                         a, b, (long long)offset, (long long)item);
         }
         else {
-            PyErr_Format(PyExc_RuntimeError, "setStorage: sizes %s, strides %s, storage "
-                         "offset %lld, and itemsize %lld requiring a storage size of %lld "
-                         "are out of bounds for storage of size %lld", a, b,
-                         (long long)offset, (long long)item, (long long)need,
+            PyErr_Format(PyExc_RuntimeError,
+                         "setStorage: sizes %s, strides %s, storage offset %lld, and "
+                         "itemsize %lld requiring a storage size of %lld are out of "
+                         "bounds for storage of size %lld",
+                         a, b, (long long)offset, (long long)item, (long long)need,
                          (long long)self->s->nbytes);
         }
         return NULL;

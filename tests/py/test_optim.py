@@ -641,3 +641,24 @@ def test_warnings_against_torch(torch_ref):
             m.optim.SGD([p, p], lr=0.1)
         return [(x.category.__name__, str(x.message)) for x in w]
     assert collect(ctorch) == collect(torch_ref)
+
+
+def test_names_under_ctorchrun(tmp_path):
+    """Under bin/ctorchrun the classes print with torch's module names."""
+    import subprocess
+    script = tmp_path / "s.py"
+    script.write_text(
+        "import torch\n"
+        "p = torch.zeros(1, requires_grad=True)\n"
+        "o = torch.optim.SGD([p], lr=0.1)\n"
+        "s = torch.optim.lr_scheduler.StepLR(o, 2)\n"
+        "print(type(o), type(torch.optim.Adam([p])), type(s).__module__)\n"
+        "print(isinstance(o, torch.optim.Optimizer), torch.optim.lr_scheduler.StepLR is type(s))\n")
+    root = os.path.dirname(os.path.dirname(HERE))
+    r = subprocess.run([os.path.join(root, "bin", "ctorchrun"), str(script)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ("<class 'torch.optim.sgd.SGD'> <class 'torch.optim.adam.Adam'> "
+                        "torch.optim.lr_scheduler\nTrue True\n")
+    # plain ctorch keeps its own names
+    assert optim.SGD.__module__ == "ctorch.optim.sgd"
