@@ -662,3 +662,18 @@ def test_names_under_ctorchrun(tmp_path):
                         "torch.optim.lr_scheduler\nTrue True\n")
     # plain ctorch keeps its own names
     assert optim.SGD.__module__ == "ctorch.optim.sgd"
+
+
+@pytest.mark.parametrize("case", range(len(oc.MLP_CASES)), ids=[c[0] for c in oc.MLP_CASES])
+def test_recorded_mlp_training(case):
+    """A small MLP trained with each optimizer and a scheduler: the loss
+    curve is PyTorch 1.13's (to float32 print precision and beyond)."""
+    got = oc.run_mlp(ctorch, *oc.MLP_CASES[case])
+    assert got == pytest.approx(_data.MLP[case], rel=1e-5)
+    assert got[-1] < got[0]
+
+
+@pytest.mark.parametrize("case", range(len(oc.MLP_CASES)), ids=[c[0] for c in oc.MLP_CASES])
+def test_mlp_training_against_torch(torch_ref, case):
+    assert oc.run_mlp(ctorch, *oc.MLP_CASES[case]) == \
+        pytest.approx(oc.run_mlp(torch_ref, *oc.MLP_CASES[case]), rel=1e-5)

@@ -27,6 +27,7 @@ def main():
             optim[(i, dtype)] = oc.run_optimizer(torch, name, kw, dtype)
     sched = {i: oc.run_scheduler(torch, *case) for i, case in enumerate(oc.SCHEDULER_CASES)}
     plateau = {i: oc.run_plateau(torch, *case) for i, case in enumerate(oc.PLATEAU_CASES)}
+    mlp = {i: oc.run_mlp(torch, *case) for i, case in enumerate(oc.MLP_CASES)}
     with open(os.path.join(HERE, "optim_expected.py"), "w") as f:
         f.write('"""PyTorch 1.13 optimizer trajectories and learning-rate schedules '
                 '(gen_optim_expected.py)."""\n\n')
@@ -34,7 +35,9 @@ def main():
         f.write("OPTIM = " + pprint.pformat(optim, width=100) + "\n\n")
         f.write("# case index: [initial lrs, (lrs, momentum) after each step]\n")
         f.write("SCHED = " + pprint.pformat(sched, width=100) + "\n\n")
-        f.write("PLATEAU = " + pprint.pformat(plateau, width=100) + "\n")
+        f.write("PLATEAU = " + pprint.pformat(plateau, width=100) + "\n\n")
+        f.write("# case index: the MLP's loss after each step\n")
+        f.write("MLP = " + pprint.pformat(mlp, width=100) + "\n")
 
 
 if __name__ == "__main__":

@@ -146,3 +146,39 @@ def run_plateau(m, kwargs, metrics):
         sched.step(m.tensor(v))
         out.append([g["lr"] for g in opt.param_groups])
     return out
+
+
+# A small MLP trained end to end (autograd, Linear, Tanh, cross entropy,
+# the optimizer, a scheduler): the loss after each step.
+MLP_CASES = [
+    ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True), ("StepLR", dict(step_size=5))),
+    ("Adam", dict(lr=0.02, amsgrad=True), ("CosineAnnealingLR", dict(T_max=10))),
+    ("AdamW", dict(lr=0.02, weight_decay=0.1), ("OneCycleLR", dict(max_lr=0.05,
+                                                                    total_steps=15))),
+    ("RMSprop", dict(lr=0.01, momentum=0.5, centered=True), None),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.01), ("ExponentialLR", dict(gamma=0.9))),
+]
+
+
+def run_mlp(m, name, kwargs, sched, steps=15):
+    import math
+    net = m.nn.Sequential(m.nn.Linear(4, 8), m.nn.Tanh(), m.nn.Linear(8, 3))
+    with m.no_grad():
+        for k, p in enumerate(net.parameters()):
+            vals = [math.sin(1.7 * i + k) * 0.5 for i in range(p.numel())]
+            p.copy_(m.tensor(vals).reshape(p.shape))
+    x = m.tensor([[math.cos(0.3 * i + j) for j in range(4)] for i in range(16)])
+    y = m.tensor([(i * 7) % 3 for i in range(16)])
+    opt = getattr(m.optim, name)(net.parameters(), **kwargs)
+    s = getattr(m.optim.lr_scheduler, sched[0])(opt, **sched[1]) if sched else None
+    loss_fn = m.nn.CrossEntropyLoss()
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = loss_fn(net(x), y)
+        loss.backward()
+        opt.step()
+        if s is not None:
+            s.step()
+        losses.append(loss.item())
+    return losses
