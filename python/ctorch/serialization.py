@@ -308,8 +308,9 @@ class _ZipWriter:
         fname = (self.prefix + name).encode("utf-8")
         offset = self.pos
         # zip64 extra field: the sizes when they need 64 bits, the offset
-        # when it does (miniz puts both in the local header too)
-        fields = ([size, size] if size >= _ZIP64_LIMIT else []) + \
+        # when it does (miniz puts both in the local header too, with the
+        # compressed size not known yet: 0)
+        fields = ([size, 0] if size >= _ZIP64_LIMIT else []) + \
                  ([offset] if offset >= _ZIP64_LIMIT else [])
         big = bool(fields)
         z64 = b""
