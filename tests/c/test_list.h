@@ -104,7 +104,10 @@
     TEST_ENTRY(sort_kthvalue)                                                 \
     TEST_ENTRY(sort_unique)                                                   \
     TEST_ENTRY(sort_search_and_count)                                         \
-    TEST_ENTRY(sort_errors)
+    TEST_ENTRY(sort_errors)                                                   \
+    /* test_pointwise_ternary.c */                                            \
+    TEST_ENTRY(ternary_values)                                                \
+    TEST_ENTRY(ternary_modes_and_errors)
 
 #define TEST_DECLARE(name) void test_##name(void);
 CT_TEST_LIST(TEST_DECLARE)
