@@ -217,7 +217,7 @@ PyObject *ctpy_node_wrap(ct_node *n);       /* grad_fn objects (None for NULL) *
     X(random)                   \
     X(pointwise_ternary)        \
     X(nn_loss)                  \
-    X(nn_norm)                   \
+    X(nn_norm)                  \
     X(nn_conv)                  \
     X(nn_activation)
 
