@@ -348,7 +348,7 @@ def test_warnings_against_torch(torch_ref):
 # ---- under ctorchrun ------------------------------------------------------
 
 SCRIPT = """
-import sys
+import os
 import time
 import torch
 import torch.multiprocessing as mp
@@ -356,7 +356,9 @@ import torch.multiprocessing as mp
 
 def work(i, base):
     t = torch.arange(3) + base + i
-    print("child", i, torch.__name__, t.tolist(), flush=True)
+    # one write(2) per line: the two children share the pipe
+    line = "child %d %s %s\\n" % (i, torch.__name__, t.tolist())
+    os.write(1, line.encode())
 
 
 def bad(i):
