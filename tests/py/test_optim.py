@@ -3,10 +3,12 @@ PyTorch 1.13 (data/optim_expected.py, bit for bit), the Optimizer API
 (param groups, zero_grad, state_dict packing, errors and warnings), the
 schedulers' warnings and state, and, where torch is installed, the same
 runs side by side with torch."""
+import functools
 import importlib.util
 import math
 import os
 import pickle
+import struct
 import sys
 import warnings
 
@@ -677,3 +679,94 @@ def test_recorded_mlp_training(case):
 def test_mlp_training_against_torch(torch_ref, case):
     assert oc.run_mlp(ctorch, *oc.MLP_CASES[case]) == \
         pytest.approx(oc.run_mlp(torch_ref, *oc.MLP_CASES[case]), rel=1e-5)
+
+
+# --- bit for bit on tensors the vector loops and both threads see ------------
+
+@functools.lru_cache(maxsize=None)
+def _values(n, seed, scale):
+    """n reproducible floats in (-scale, scale) (an LCG; no NumPy needed)."""
+    out, x = [], seed
+    for _ in range(n):
+        x = (x * 1103515245 + 12345) % 2147483648
+        out.append((x / 1073741824.0 - 1.0) * scale)
+    return tuple(out)
+
+
+def _large_run(m, name, kw, dtype, steps=6):
+    """Steps of an optimizer case on a 300x257 parameter (vector blocks,
+    tails, two threads) and a 37-element one, with fixed gradients; returns
+    the parameters' values after each step."""
+    dt = getattr(m, dtype)
+    shapes = [(300, 257), (37,)]
+    ps = [m.tensor(_values(math.prod(s), 1 + i, 2.0), dtype=dt).reshape(s)
+          .requires_grad_() for i, s in enumerate(shapes)]
+    grads = [[m.tensor(_values(math.prod(s), 100 * k + i, 0.2), dtype=dt).reshape(s)
+              for i, s in enumerate(shapes)] for k in range(steps)]
+    opt = getattr(m.optim, name)(ps, **kw)
+    out = []
+    for g in grads:
+        for p, gi in zip(ps, g):
+            p.grad = gi
+        opt.step()
+        out.append([p.detach().clone() for p in ps])
+    return out
+
+
+def _digest(run):
+    """A digest of the bytes of every parameter after every step."""
+    import hashlib
+    h = hashlib.sha256()
+    for ps in run:
+        for p in ps:
+            v = p.reshape(-1).tolist()
+            fmt = "f" if "float32" in str(p.dtype) else "d"
+            h.update(struct.pack("<%d%s" % (len(v), fmt), *v))
+    return h.hexdigest()[:16]
+
+
+# recorded from PyTorch 1.13 (_digest of _large_run), per case and dtype
+LARGE_DIGESTS = {
+    "0-float32": "0a16b0be864857ee", "0-float64": "a676b8a6b8430b47",
+    "1-float32": "c6550c9492ec017b", "1-float64": "02280fe82b7956fa",
+    "2-float32": "a7443460bbe786ac", "2-float64": "092672a58c82aee7",
+    "3-float32": "e6b84f01369e015d", "3-float64": "c19c75a8b0247dc7",
+    "4-float32": "4efcc63087f40b11", "4-float64": "cf60b254f35f2404",
+    "5-float32": "f83ae04abec70662", "5-float64": "8e75c129945f85a6",
+    "6-float32": "54d46f08fbe2be6a", "6-float64": "b1714c66aa873e22",
+    "7-float32": "1a5665bcd2f4c2cc", "7-float64": "36a7b083121169dc",
+    "8-float32": "d4dafd33ca89ab5b", "8-float64": "973ecb535bf64038",
+    "9-float32": "f2c9323cf27545bd", "9-float64": "6c3a46ac576b968d",
+    "10-float32": "3301af4480382588", "10-float64": "73bcfb32f8e3436c",
+    "11-float32": "b98c22278cba6a8a", "11-float64": "3e0f671c80cf836a",
+    "12-float32": "690ec23d2420bd84", "12-float64": "e285e60f5d1c3271",
+    "13-float32": "bf54efd0ed19163f", "13-float64": "40e09f1b80c9cd50",
+    "14-float32": "5c8191474cbf4025", "14-float64": "2f90f7d3ad7ff539",
+    "15-float32": "5beaacf5bd5e6f72", "15-float64": "f91a876706a38b9c",
+    "16-float32": "cea6cb19763d6732", "16-float64": "1bb713d1e7a2288e",
+    "17-float32": "3be224ae701d0a74", "17-float64": "3120ee910748eb7b",
+    "18-float32": "26537229c451a7a2", "18-float64": "58bb9304e5ad8b28",
+    "19-float32": "d7cbd5ecea5423b9", "19-float64": "d0f516589075ad06",
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", range(len(oc.OPTIMIZER_CASES)), ids=OPT_IDS)
+def test_large_bitwise_recorded(case, dtype):
+    """Each step's parameters are PyTorch 1.13's, bit for bit: same ops,
+    same order, same roundings (fused alpha and addcmul, correctly rounded
+    sqrt), on tensors the vector loops and both threads see."""
+    name, kw = oc.OPTIMIZER_CASES[case]
+    assert _digest(_large_run(ctorch, name, kw, dtype)) == \
+        LARGE_DIGESTS["%d-%s" % (case, dtype)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", range(len(oc.OPTIMIZER_CASES)), ids=OPT_IDS)
+def test_large_bitwise_against_torch(torch_ref, case, dtype):
+    name, kw = oc.OPTIMIZER_CASES[case]
+    got = _large_run(ctorch, name, kw, dtype)
+    want = _large_run(torch_ref, name, kw, dtype)
+    for gs, ws in zip(got, want):
+        for g, w in zip(gs, ws):
+            assert g.tolist() == w.tolist()

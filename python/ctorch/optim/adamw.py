@@ -176,12 +176,14 @@ def adamw(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
 
         bias_correction2_sqrt = math.sqrt(bias_correction2)
 
+        # torch's (sqrt() / c).add_(eps), with the division in place: the
+        # same roundings, one temporary fewer
         if amsgrad:
             # Maintains the maximum of all 2nd moment running avg. till now
             _C.maximum(max_exp_avg_sqs[i], exp_avg_sq, out=max_exp_avg_sqs[i])
             # Use the max. for normalizing running avg. of gradient
-            denom = (max_exp_avg_sqs[i].sqrt() / bias_correction2_sqrt).add_(eps)
+            denom = max_exp_avg_sqs[i].sqrt().div_(bias_correction2_sqrt).add_(eps)
         else:
-            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+            denom = exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
 
         param.addcdiv_(exp_avg, denom, value=-step_size)
