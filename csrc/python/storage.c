@@ -3,6 +3,8 @@
  * python/ctorch/storage.py. */
 #include "argparse.h"
 
+#include <ctorch/shm.h>
+
 typedef struct {
     PyObject_HEAD
     ct_storage *s;
@@ -177,6 +179,111 @@ storage_is_shared(CtStorageObject *self, PyObject *unused)
     return PyBool_FromLong(self->s->flags & CT_STORAGE_SHARED);
 }
 
+/* _share_(kind): move into shared memory, kind 0 a descriptor, 1 a name
+ * (ctorch/shm.h).  Returns self. */
+static PyObject *
+storage_share(CtStorageObject *self, PyObject *arg)
+{
+    long kind = PyLong_AsLong(arg);
+    if (kind == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = ct_storage_share(self->s, kind ? CT_SHM_NAME : CT_SHM_FD);
+    Py_END_ALLOW_THREADS
+    if (rc != 0) {
+        return ctpy_raise();
+    }
+    return Py_NewRef(self);
+}
+
+/* _shm_handle(): the descriptor (int) or the name (str) of a shared
+ * storage, None if it is not shared. */
+static PyObject *
+storage_shm_handle(CtStorageObject *self, PyObject *unused)
+{
+    (void)unused;
+    int fd = ct_storage_shm_fd(self->s);
+    const char *name = ct_storage_shm_name(self->s);
+    if (fd >= 0) {
+        return PyLong_FromLong(fd);
+    }
+    if (name != NULL) {
+        return PyUnicode_FromString(name);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+storage_shm_incref(CtStorageObject *self, PyObject *unused)
+{
+    (void)unused;
+    if (ct_storage_shm_incref(self->s) != 0) {
+        return ctpy_raise();
+    }
+    Py_RETURN_NONE;
+}
+
+/* StorageBase._from_shm(handle, nbytes): map a segment another process
+ * shared, by descriptor (borrowed) or by name. */
+static PyObject *
+storage_from_shm(PyObject *cls, PyObject *args)
+{
+    PyObject *handle;
+    Py_ssize_t nbytes;
+    if (!PyArg_ParseTuple(args, "On:_from_shm", &handle, &nbytes)) {
+        return NULL;
+    }
+    if (nbytes < 0) {
+        PyErr_SetString(PyExc_ValueError, "_from_shm: negative size");
+        return NULL;
+    }
+    (void)cls;
+    ct_storage *s = NULL;
+    if (PyUnicode_Check(handle)) {
+        const char *name = PyUnicode_AsUTF8(handle);
+        if (name == NULL) {
+            return NULL;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        s = ct_storage_from_shm_name(name, (size_t)nbytes);
+        Py_END_ALLOW_THREADS
+    }
+    else {
+        int fd = PyObject_AsFileDescriptor(handle);
+        if (fd < 0) {
+            return NULL;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        s = ct_storage_from_shm_fd(fd, (size_t)nbytes);
+        Py_END_ALLOW_THREADS
+    }
+    if (s == NULL) {
+        return ctpy_raise();
+    }
+    PyObject *o = ctpy_storage_new(s);
+    ct_storage_decref(s);
+    return o;
+}
+
+/* StorageBase._shm_cleanup(at_exit): unlink the segment names of dead
+ * processes (and this one's at exit); how many. */
+static PyObject *
+storage_shm_cleanup(PyObject *cls, PyObject *arg)
+{
+    (void)cls;
+    return PyLong_FromLong(ct_shm_cleanup(PyObject_IsTrue(arg)));
+}
+
+static PyObject *
+storage_shm_live(PyObject *cls, PyObject *unused)
+{
+    (void)cls;
+    (void)unused;
+    return PyLong_FromLong(ct_shm_live_segments());
+}
+
 static PyObject *
 storage_richcompare(PyObject *a, PyObject *b, int op)
 {
@@ -199,6 +306,12 @@ static PyMethodDef storage_methods[] = {
     {"_as_tensor", (PyCFunction)storage_as_tensor, METH_O, NULL},
     CTPY_METH("_tensor", storage_tensor, NULL),
     {"is_shared", (PyCFunction)storage_is_shared, METH_NOARGS, NULL},
+    {"_share_", (PyCFunction)storage_share, METH_O, NULL},
+    {"_shm_incref", (PyCFunction)storage_shm_incref, METH_NOARGS, NULL},
+    {"_shm_handle", (PyCFunction)storage_shm_handle, METH_NOARGS, NULL},
+    {"_from_shm", (PyCFunction)storage_from_shm, METH_VARARGS | METH_CLASS, NULL},
+    {"_shm_cleanup", (PyCFunction)storage_shm_cleanup, METH_O | METH_CLASS, NULL},
+    {"_shm_live_segments", (PyCFunction)storage_shm_live, METH_NOARGS | METH_CLASS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

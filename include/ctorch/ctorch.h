@@ -29,6 +29,7 @@
 #include "ops_families.h"
 #include "random.h"
 #include "scalar.h"
+#include "shm.h"
 #include "storage.h"
 #include "tensor.h"
 

@@ -135,3 +135,9 @@ def __getattr__(name):
         globals()[name] = value
         return value
     raise AttributeError("module 'ctorch' has no attribute '%s'" % name)
+
+
+# tensors on a plain multiprocessing.Queue go through shared memory, as
+# with torch (see _mp_hook.py)
+from . import _mp_hook as _mp_hook  # noqa: E402
+_mp_hook.install()

@@ -171,6 +171,13 @@ class Tensor(_C.TensorBase):
     def is_shared(self):
         return self._storage_ref().is_shared()
 
+    def share_memory_(self):
+        """Move the storage into shared memory (no-op if it is there), so
+        that other processes this tensor is sent to map the same pages."""
+        from .storage import _share_memory
+        _share_memory(self._storage_ref())
+        return self
+
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         return _C.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 

@@ -1,5 +1,20 @@
 """torch.TypedStorage / torch.UntypedStorage over a C storage handle."""
+import sys
+
 from . import _C
+
+
+def _share_memory(ref):
+    """Move a storage handle into shared memory (no-op if it is there), as
+    the sharing strategy of ctorch.multiprocessing says; before that module
+    is loaded the strategy can only be the default, file_descriptor."""
+    if ref.is_shared():
+        return
+    mp = sys.modules.get(__package__ + ".multiprocessing")
+    if mp is not None and mp.get_sharing_strategy() == "file_system":
+        mp.reductions._share(ref, 1)
+    else:
+        ref._share_(0)
 
 
 class UntypedStorage:
@@ -32,6 +47,10 @@ class UntypedStorage:
 
     def is_shared(self):
         return self._ref.is_shared()
+
+    def share_memory_(self):
+        _share_memory(self._ref)
+        return self
 
     def tolist(self):
         return self._ref._as_tensor(_C.uint8).tolist()
@@ -87,6 +106,10 @@ class TypedStorage:
 
     def is_shared(self):
         return self._ref.is_shared()
+
+    def share_memory_(self):
+        _share_memory(self._ref)
+        return self
 
     def tolist(self):
         return self._elements().tolist()
