@@ -11,11 +11,12 @@ CT_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -pthread -fwrapv -ffp-contract=off \
 LDLIBS = -lopenblas -lm -lpthread
 
 LIB_SRCS = $(wildcard c10/*.c) $(wildcard aten/*.c) $(wildcard aten/cpu/*.c) \
-           $(wildcard csrc/autograd/*.c)
+           $(wildcard csrc/autograd/*.c) $(wildcard csrc/distributed/*.c)
 LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB = $(BUILD)/libctorch.so
 HEADERS = $(wildcard include/ctorch/*.h) $(wildcard c10/*.h) $(wildcard aten/*.h) \
-          $(wildcard aten/cpu/*.h) $(wildcard csrc/autograd/*.h)
+          $(wildcard aten/cpu/*.h) $(wildcard csrc/autograd/*.h) \
+          $(wildcard csrc/distributed/*.h)
 
 .PHONY: all lib ext demo test test-c test-py test-asan bench clean deps
 
