@@ -375,3 +375,37 @@ def test_tutorial_runs_under_ctorchrun(tmp_path):
     assert lines[0].startswith("(tensor([ 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14, 15]),")
     assert sorted(l for l in lines if l.startswith("rank ")) == \
         sorted("rank %d of 9" % i for i in range(9))
+
+
+# ---- against PyTorch -----------------------------------------------------
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return None if "ctorch" in getattr(torch, "__file__", "") else torch
+
+
+@pytest.mark.skipif(_torch() is None, reason="torch is not importable")
+def test_surface_matches_torch():
+    torch = _torch()
+    import torch.multiprocessing as tmp
+    assert set(tmp.__all__) <= set(cmp.__all__)
+    assert cmp.get_all_sharing_strategies() == tmp.get_all_sharing_strategies()
+    assert cmp.get_sharing_strategy() == tmp.get_sharing_strategy()
+    # is_shared before and after, for tensors, views, storages and modules
+    for make in (lambda m: m.arange(6.0), lambda m: m.tensor(1), lambda m: m.empty(0)):
+        c, t = make(ctorch), make(torch)
+        assert c.is_shared() == t.is_shared()
+        c.share_memory_(), t.share_memory_()
+        assert c.is_shared() == t.is_shared()
+        assert c.storage().is_shared() == t.storage().is_shared()
+    from multiprocessing.reduction import ForkingPickler
+    errs = []
+    for m in (ctorch, torch):
+        try:
+            ForkingPickler.dumps(m.ones(2, requires_grad=True) * 2)
+        except RuntimeError as e:
+            errs.append(str(e))
+    assert len(errs) == 2 and errs[0] == errs[1]
