@@ -30,51 +30,86 @@ RNN_SIMD float tanhf(float);
 RNN_SIMD double (tanh)(double);
 #endif
 
+/* The selects (relu, the clamps of sigmoid) compute both sides, which
+ * -ftrapping-math forbids; nothing here traps or reads the FP flags. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-trapping-math")
+#endif
+
 #if defined(__x86_64__)
 #define CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define CLONES
 #endif
 
-/* X(ENUM, T, S, exp, tanh) */
+/* The loop over a row: its gate segments (g[j], g[H + j], ...; the same
+ * in the workspace) never overlap, which GCC cannot see for an unknown H
+ * and would check at run time (or, past ten checks, give up
+ * vectorizing). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define ROW_LOOP _Pragma("GCC ivdep") for
+#else
+#define ROW_LOOP for
+#endif
+
+/* X(ENUM, T, S, exp, tanh, LIM, OVF): exp's arguments are clamped to
+ * [-LIM, LIM], where the vector exp stays on its fast path (beyond it
+ * libmvec calls the scalar function lane by lane, 20x slower, which
+ * saturated gates would hit all the time); OVF is where exp overflows. */
 #define RNN_FORALL_DTYPES(X)                                                 \
-    X(CT_DTYPE_FLOAT32, float, f32, expf, tanhf)                             \
-    X(CT_DTYPE_FLOAT64, double, f64, exp, tanh)
+    X(CT_DTYPE_FLOAT32, float, f32, expf, tanhf, 87.0f, 88.72283935546875f)  \
+    X(CT_DTYPE_FLOAT64, double, f64, exp, tanh, 708.0, 709.782712893384)
 
 /* Each step is a loop over rows calling a row function (restrict
  * pointers, inlined, so the loop over the row vectorizes).  In the row
  * functions x is a row of gx, g one of gh (PyTorch adds gx
  * into gh, so gh comes first), w the row's workspace. */
-#define SIG(EXP, v) (1 / (1 + EXP(-(v))))
+/* sigmoid(v) = 1 / (1 + exp(-v)), with -v clamped to [-lim, lim] for exp,
+ * which changes nothing where exp(-v) is 0 or 1 + exp(-v) rounds to
+ * exp(-v), and 0 where exp(-v) overflows, as PyTorch gets it (between lim
+ * and OVF this gives 1 / (1 + exp(lim)), tiny, where PyTorch's is a
+ * smaller one).  Both sides of the selects are computed, so the loops stay
+ * branch-free.  lim is read at run time (exp_lim_S): with a constant, GCC
+ * moves the clamp after the call (exp of the constant folded), which is
+ * the slow path again. */
+#define SIGMOID_FN(S, TT, EXP, LIM, OVF)                                     \
+    static volatile const TT exp_lim_##S = LIM;                              \
+    static inline TT sigmoid_##S(TT v, TT lim)                               \
+    {                                                                        \
+        TT a = -v;                                                           \
+        TT e = EXP(a < -lim ? -lim : (a > lim ? lim : a));                   \
+        TT y = 1 / (1 + e);                                                  \
+        return a > (OVF) ? 0 : y;                                            \
+    }
 /* relu as clamp_min(v, 0) (NaN passes); its derivative where h' > 0 */
 #define RELU(v) ((v) < 0 ? 0 : (v))
 #define D_TANH(d, y) ((d) * (1 - (y) * (y)))
 #define D_RELU(d, y) ((y) > 0 ? (d) : 0)
 
 /* tanh / relu: h' = act(gh + gx) */
-#define SIMPLE_ROWS(S, TT, EXP, TANH, ACT, DACT)                             \
+#define SIMPLE_ROWS(S, TT, ACT, DACT)                                        \
     static inline void S##_row(int64_t H, const TT *restrict x,              \
                                const TT *restrict g, TT *restrict h)         \
     {                                                                        \
-        for (int64_t j = 0; j < H; j++) {                                    \
+        ROW_LOOP (int64_t j = 0; j < H; j++) {                               \
             h[j] = ACT(g[j] + x[j]);                                         \
         }                                                                    \
     }                                                                        \
     static inline void S##_back_row(int64_t H, const TT *restrict w,         \
                                     const TT *restrict dh, TT *restrict dg)  \
     {                                                                        \
-        for (int64_t j = 0; j < H; j++) {                                    \
+        ROW_LOOP (int64_t j = 0; j < H; j++) {                               \
             dg[j] = DACT(dh[j], w[j]);                                       \
         }                                                                    \
     }
 
 /* The LSTM row, with the workspace stores (STORE) or without. */
-#define LSTM_BODY(T, EXP, TANH, STORE)                                       \
-    for (int64_t j = 0; j < H; j++) {                                        \
-        T ig = SIG(EXP, g[j] + x[j]);                                        \
-        T fg = SIG(EXP, g[H + j] + x[H + j]);                                \
+#define LSTM_BODY(T, SIG, TANH, STORE)                                       \
+    ROW_LOOP (int64_t j = 0; j < H; j++) {                                   \
+        T ig = SIG(g[j] + x[j], lim);                                        \
+        T fg = SIG(g[H + j] + x[H + j], lim);                                \
         T cg = TANH(g[2 * H + j] + x[2 * H + j]);                            \
-        T og = SIG(EXP, g[3 * H + j] + x[3 * H + j]);                        \
+        T og = SIG(g[3 * H + j] + x[3 * H + j], lim);                        \
         T cp = c[j];                                                         \
         T cn = fg * cp + ig * cg;                                            \
         T tc = TANH(cn);                                                     \
@@ -91,18 +126,18 @@ RNN_SIMD double (tanh)(double);
     w[4 * H + j] = tc;                                                       \
     w[5 * H + j] = cp;
 
-#define LSTM_ROWS(S, TT, EXP, TANH)                                          \
-    static inline void S##_row(int64_t H, const TT *restrict x,              \
+#define LSTM_ROWS(S, TT, SIG, TANH)                                          \
+    static inline void S##_row(int64_t H, TT lim, const TT *restrict x,      \
                                const TT *restrict g, TT *restrict h,         \
                                TT *restrict c)                               \
     {                                                                        \
-        LSTM_BODY(TT, EXP, TANH, )                                           \
+        LSTM_BODY(TT, SIG, TANH, )                                           \
     }                                                                        \
-    static inline void S##_row_ws(int64_t H, const TT *restrict x,           \
+    static inline void S##_row_ws(int64_t H, TT lim, const TT *restrict x,   \
                                   const TT *restrict g, TT *restrict h,      \
                                   TT *restrict c, TT *restrict w)            \
     {                                                                        \
-        LSTM_BODY(TT, EXP, TANH, LSTM_STORE)                                 \
+        LSTM_BODY(TT, SIG, TANH, LSTM_STORE)                                 \
     }                                                                        \
     /* h' = o tanh(c'), c' = f c + i g backwards: dc' gathers the gradient   \
      * through tanh(c') */                                                   \
@@ -110,7 +145,7 @@ RNN_SIMD double (tanh)(double);
                                     const TT *restrict dh, TT *restrict dc,  \
                                     TT *restrict dg)                         \
     {                                                                        \
-        for (int64_t j = 0; j < H; j++) {                                    \
+        ROW_LOOP (int64_t j = 0; j < H; j++) {                               \
             TT ig = w[j], fg = w[H + j], cg = w[2 * H + j];                  \
             TT og = w[3 * H + j], tc = w[4 * H + j], cp = w[5 * H + j];      \
             TT d_o = dh[j] * tc;                                             \
@@ -125,10 +160,10 @@ RNN_SIMD double (tanh)(double);
 
 /* The GRU row; h' = (h - n) z + n gives n the gradient dh - dh z
  * (PyTorch sums the two paths so) and h the direct part dh z. */
-#define GRU_BODY(T, EXP, TANH, STORE)                                        \
-    for (int64_t j = 0; j < H; j++) {                                        \
-        T r = SIG(EXP, g[j] + x[j]);                                         \
-        T z = SIG(EXP, g[H + j] + x[H + j]);                                 \
+#define GRU_BODY(T, SIG, TANH, STORE)                                        \
+    ROW_LOOP (int64_t j = 0; j < H; j++) {                                   \
+        T r = SIG(g[j] + x[j], lim);                                         \
+        T z = SIG(g[H + j] + x[H + j], lim);                                 \
         T n = TANH(x[2 * H + j] + g[2 * H + j] * r);                         \
         h[j] = (h[j] - n) * z + n;                                           \
         STORE                                                                \
@@ -140,23 +175,23 @@ RNN_SIMD double (tanh)(double);
     w[2 * H + j] = n;                                                        \
     w[3 * H + j] = g[2 * H + j];
 
-#define GRU_ROWS(S, TT, EXP, TANH)                                           \
-    static inline void S##_row(int64_t H, const TT *restrict x,              \
+#define GRU_ROWS(S, TT, SIG, TANH)                                           \
+    static inline void S##_row(int64_t H, TT lim, const TT *restrict x,      \
                                const TT *restrict g, TT *restrict h)         \
     {                                                                        \
-        GRU_BODY(TT, EXP, TANH, )                                            \
+        GRU_BODY(TT, SIG, TANH, )                                            \
     }                                                                        \
-    static inline void S##_row_ws(int64_t H, const TT *restrict x,           \
+    static inline void S##_row_ws(int64_t H, TT lim, const TT *restrict x,   \
                                   const TT *restrict g, TT *restrict h,      \
                                   TT *restrict w)                            \
     {                                                                        \
-        GRU_BODY(TT, EXP, TANH, GRU_STORE)                                   \
+        GRU_BODY(TT, SIG, TANH, GRU_STORE)                                   \
     }                                                                        \
     static inline void S##_back_row(int64_t H, const TT *restrict w,         \
                                     TT *restrict dh, TT *restrict di,        \
                                     TT *restrict dgh)                        \
     {                                                                        \
-        for (int64_t j = 0; j < H; j++) {                                    \
+        ROW_LOOP (int64_t j = 0; j < H; j++) {                               \
             TT r = w[j], z = w[H + j], n = w[2 * H + j];                     \
             TT ghn = w[3 * H + j], hp = w[4 * H + j];                        \
             TT d = dh[j];                                                    \
@@ -222,16 +257,17 @@ RNN_SIMD double (tanh)(double);
     CLONES static void lstm_fwd_##S(const rnn_fwd_args *a)                   \
     {                                                                        \
         const int64_t H = a->H;                                              \
+        const TT lim = exp_lim_##S;                                          \
         for (int64_t b = 0; b < a->rows; b++) {                              \
             const TT *x = (const TT *)a->gx + b * a->ldgx;                   \
             const TT *g = (const TT *)a->gh + b * 4 * H;                     \
             TT *h = (TT *)a->h + b * H, *c = (TT *)a->c + b * H;             \
             if (a->ws == NULL) {                                             \
-                lstm_##S##_row(H, x, g, h, c);                               \
+                lstm_##S##_row(H, lim, x, g, h, c);                          \
                 continue;                                                    \
             }                                                                \
             TT *w = (TT *)a->ws + b * a->ldws;                               \
-            lstm_##S##_row_ws(H, x, g, h, c, w);                             \
+            lstm_##S##_row_ws(H, lim, x, g, h, c, w);                        \
             if (a->proj) {                                                   \
                 memcpy(w + RNN_WS_HFULL(H), h, sizeof(TT) * (size_t)H);      \
             }                                                                \
@@ -250,15 +286,16 @@ RNN_SIMD double (tanh)(double);
     CLONES static void gru_fwd_##S(const rnn_fwd_args *a)                    \
     {                                                                        \
         const int64_t H = a->H;                                              \
+        const TT lim = exp_lim_##S;                                          \
         for (int64_t b = 0; b < a->rows; b++) {                              \
             const TT *x = (const TT *)a->gx + b * a->ldgx;                   \
             const TT *g = (const TT *)a->gh + b * 3 * H;                     \
             TT *h = (TT *)a->h + b * H;                                      \
             if (a->ws == NULL) {                                             \
-                gru_##S##_row(H, x, g, h);                                   \
+                gru_##S##_row(H, lim, x, g, h);                              \
             }                                                                \
             else {                                                           \
-                gru_##S##_row_ws(H, x, g, h, (TT *)a->ws + b * a->ldws);     \
+                gru_##S##_row_ws(H, lim, x, g, h, (TT *)a->ws + b * a->ldws); \
             }                                                                \
         }                                                                    \
     }                                                                        \
@@ -272,41 +309,42 @@ RNN_SIMD double (tanh)(double);
         }                                                                    \
     }
 
-#define X(E, T, S, EXP, TANH)                                                \
-    SIMPLE_ROWS(tanh_##S, T, EXP, TANH, TANH, D_TANH)                        \
-    SIMPLE_ROWS(relu_##S, T, EXP, TANH, RELU, D_RELU)                        \
-    LSTM_ROWS(lstm_##S, T, EXP, TANH)                                        \
-    GRU_ROWS(gru_##S, T, EXP, TANH)                                          \
+#define X(E, T, S, EXP, TANH, LIM, OVF)                                      \
+    SIMPLE_ROWS(tanh_##S, T, TANH, D_TANH)                                   \
+    SIMPLE_ROWS(relu_##S, T, RELU, D_RELU)                                   \
+    SIGMOID_FN(S, T, EXP, LIM, OVF)                                          \
+    LSTM_ROWS(lstm_##S, T, sigmoid_##S, TANH)                                \
+    GRU_ROWS(gru_##S, T, sigmoid_##S, TANH)                                  \
     STEP_KERNELS(S, T)
 RNN_FORALL_DTYPES(X)
 #undef X
 
 const rnn_fwd_fn ct__rnn_fwd_kernels[CT_RNN_MODE_COUNT][CT_DTYPE_COUNT] = {
-#define X(E, T, S, EXP, TANH) [E] = tanh_fwd_##S,
+#define X(E, T, S, EXP, TANH, LIM, OVF) [E] = tanh_fwd_##S,
     [CT_RNN_TANH] = {RNN_FORALL_DTYPES(X)},
 #undef X
-#define X(E, T, S, EXP, TANH) [E] = relu_fwd_##S,
+#define X(E, T, S, EXP, TANH, LIM, OVF) [E] = relu_fwd_##S,
     [CT_RNN_RELU] = {RNN_FORALL_DTYPES(X)},
 #undef X
-#define X(E, T, S, EXP, TANH) [E] = lstm_fwd_##S,
+#define X(E, T, S, EXP, TANH, LIM, OVF) [E] = lstm_fwd_##S,
     [CT_RNN_LSTM] = {RNN_FORALL_DTYPES(X)},
 #undef X
-#define X(E, T, S, EXP, TANH) [E] = gru_fwd_##S,
+#define X(E, T, S, EXP, TANH, LIM, OVF) [E] = gru_fwd_##S,
     [CT_RNN_GRU] = {RNN_FORALL_DTYPES(X)},
 #undef X
 };
 
 const rnn_bwd_fn ct__rnn_bwd_kernels[CT_RNN_MODE_COUNT][CT_DTYPE_COUNT] = {
-#define X(E, T, S, EXP, TANH) [E] = tanh_bwd_##S,
+#define X(E, T, S, EXP, TANH, LIM, OVF) [E] = tanh_bwd_##S,
     [CT_RNN_TANH] = {RNN_FORALL_DTYPES(X)},
 #undef X
-#define X(E, T, S, EXP, TANH) [E] = relu_bwd_##S,
+#define X(E, T, S, EXP, TANH, LIM, OVF) [E] = relu_bwd_##S,
     [CT_RNN_RELU] = {RNN_FORALL_DTYPES(X)},
 #undef X
-#define X(E, T, S, EXP, TANH) [E] = lstm_bwd_##S,
+#define X(E, T, S, EXP, TANH, LIM, OVF) [E] = lstm_bwd_##S,
     [CT_RNN_LSTM] = {RNN_FORALL_DTYPES(X)},
 #undef X
-#define X(E, T, S, EXP, TANH) [E] = gru_bwd_##S,
+#define X(E, T, S, EXP, TANH, LIM, OVF) [E] = gru_bwd_##S,
     [CT_RNN_GRU] = {RNN_FORALL_DTYPES(X)},
 #undef X
 };
