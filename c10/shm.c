@@ -111,6 +111,8 @@ seg_release(void *ctx)
     free(g);
 }
 
+static ct_storage *storage_over(seg *g, size_t nbytes);
+
 static bool
 is_shared_as(const ct_storage *s, ct_shm_kind kind)
 {
@@ -268,6 +270,13 @@ ct_storage_share(ct_storage *s, ct_shm_kind kind)
     s->flags = (s->flags | CT_STORAGE_SHARED) & ~(unsigned)CT_STORAGE_RESIZABLE;
     seg_publish(g, s);
     return 0;
+}
+
+ct_storage *
+ct_storage_new_shared(size_t nbytes, ct_shm_kind kind)
+{
+    seg *g = seg_create(kind, nbytes);
+    return g == NULL ? NULL : storage_over(g, nbytes);
 }
 
 int

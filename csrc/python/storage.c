@@ -215,6 +215,32 @@ storage_shm_handle(CtStorageObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* StorageBase._new_shared(nbytes, kind): fresh shared memory. */
+static PyObject *
+storage_new_shared(PyObject *cls, PyObject *args)
+{
+    Py_ssize_t nbytes;
+    int kind;
+    (void)cls;
+    if (!PyArg_ParseTuple(args, "ni:_new_shared", &nbytes, &kind)) {
+        return NULL;
+    }
+    if (nbytes < 0) {
+        PyErr_SetString(PyExc_ValueError, "_new_shared: negative size");
+        return NULL;
+    }
+    ct_storage *s;
+    Py_BEGIN_ALLOW_THREADS
+    s = ct_storage_new_shared((size_t)nbytes, kind ? CT_SHM_NAME : CT_SHM_FD);
+    Py_END_ALLOW_THREADS
+    if (s == NULL) {
+        return ctpy_raise();
+    }
+    PyObject *o = ctpy_storage_new(s);
+    ct_storage_decref(s);
+    return o;
+}
+
 static PyObject *
 storage_shm_incref(CtStorageObject *self, PyObject *unused)
 {
@@ -309,6 +335,7 @@ static PyMethodDef storage_methods[] = {
     {"_share_", (PyCFunction)storage_share, METH_O, NULL},
     {"_shm_incref", (PyCFunction)storage_shm_incref, METH_NOARGS, NULL},
     {"_shm_handle", (PyCFunction)storage_shm_handle, METH_NOARGS, NULL},
+    {"_new_shared", (PyCFunction)storage_new_shared, METH_VARARGS | METH_CLASS, NULL},
     {"_from_shm", (PyCFunction)storage_from_shm, METH_VARARGS | METH_CLASS, NULL},
     {"_shm_cleanup", (PyCFunction)storage_shm_cleanup, METH_O | METH_CLASS, NULL},
     {"_shm_live_segments", (PyCFunction)storage_shm_live, METH_NOARGS | METH_CLASS, NULL},

@@ -27,6 +27,9 @@ typedef enum { CT_SHM_FD = 0, CT_SHM_NAME = 1 } ct_shm_kind;
 
 /* Move s into a segment of that kind (no-op if it is in one).  0 or -1. */
 int ct_storage_share(ct_storage *s, ct_shm_kind kind);
+/* A new storage of nbytes (uninitialised; fresh pages read as zero) in a
+ * new segment: what a DataLoader worker collates a batch into. */
+ct_storage *ct_storage_new_shared(size_t nbytes, ct_shm_kind kind);
 /* The handle of a shared storage: its descriptor (CT_SHM_FD; still owned
  * by the storage) or -1; its name (CT_SHM_NAME) or NULL. */
 int ct_storage_shm_fd(const ct_storage *s);

@@ -10,11 +10,36 @@ def _share_memory(ref):
     is loaded the strategy can only be the default, file_descriptor."""
     if ref.is_shared():
         return
+    kind = _strategy_kind()
+    if kind == 1:
+        sys.modules[__package__ + ".multiprocessing.reductions"]._register_cleanup()
+    ref._share_(kind)
+
+
+def _strategy_kind():
+    """0 for file_descriptor, 1 for file_system: ctorch.multiprocessing's
+    strategy, or the default before that module is loaded."""
     mp = sys.modules.get(__package__ + ".multiprocessing")
-    if mp is not None and mp.get_sharing_strategy() == "file_system":
-        mp.reductions._share(ref, 1)
-    else:
-        ref._share_(0)
+    return 1 if mp is not None and mp.get_sharing_strategy() == "file_system" else 0
+
+
+def _shared_empty(size, dtype):
+    """A new contiguous tensor of that size and dtype in fresh shared memory
+    (torch's storage._new_shared + resize_): a DataLoader worker collates
+    into one, so the batch crosses to the main process without a copy."""
+    size = tuple(size)
+    n = 1
+    for d in size:
+        n *= d
+    kind = _strategy_kind()
+    if kind == 1:
+        sys.modules[__package__ + ".multiprocessing.reductions"]._register_cleanup()
+    ref = _C.StorageBase._new_shared(n * dtype.itemsize, kind)
+    stride, step = [], 1
+    for d in reversed(size):
+        stride.append(step)
+        step *= max(d, 1)
+    return ref._tensor(dtype, 0, size, tuple(reversed(stride)))
 
 
 class UntypedStorage:
