@@ -53,11 +53,26 @@ valid_range(int64_t off, int64_t s, int64_t in, int64_t out, int64_t *lo, int64_
     *hi = h < l ? l : h;
 }
 
-/* im2col of one group of one sample: x [cg, ih, iw] -> cols [cg*kh*kw, L].
- * col2im adds cols back into x (which the caller zeroed). */
+/* The part of output row oy inside the output positions [l0, l1): columns
+ * [*a, *b) of the row; [*lo, *hi) is where it meets the window [xlo, xhi)
+ * (lo <= hi, both within [a, b]). */
+static inline void
+row_span(int64_t ow, int64_t oy, int64_t l0, int64_t l1, int64_t xlo, int64_t xhi,
+         int64_t *a, int64_t *b, int64_t *lo, int64_t *hi)
+{
+    int64_t first = oy * ow;
+    *a = l0 > first ? l0 - first : 0;
+    *b = l1 - first < ow ? l1 - first : ow;
+    *lo = xlo < *a ? *a : (xlo > *b ? *b : xlo);
+    *hi = xhi < *lo ? *lo : (xhi > *b ? *b : xhi);
+}
+
+/* im2col of one group of one sample, output positions [l0, l1) (l = oy *
+ * ow + ox): x [cg, ih, iw] -> cols [cg*kh*kw, l1 - l0], rows ld apart.
+ * col2im adds those columns back into x (which the caller zeroed). */
 #define IM2COL_LOOPS(E, T, S, A)                                                 \
     static void im2col_##S(const conv_geom *g, const char *px, char *pc,       \
-                           int64_t ld)                                         \
+                           int64_t ld, int64_t l0, int64_t l1)                 \
     {                                                                          \
         const T *x = (const T *)px;                                            \
         T *cols = (T *)pc;                                                     \
@@ -69,31 +84,34 @@ valid_range(int64_t off, int64_t s, int64_t in, int64_t out, int64_t *lo, int64_
                     T *row = cols + ((c * g->kh + i) * g->kw + j) * ld;        \
                     int64_t xlo, xhi;                                          \
                     valid_range(j * g->dw - g->pw, g->sw, g->iw, g->ow, &xlo, &xhi); \
-                    for (int64_t oy = 0; oy < g->oh; oy++) {                   \
+                    for (int64_t oy = l0 / g->ow; oy * g->ow < l1; oy++) {     \
                         int64_t iy = oy * g->sh - g->ph + i * g->dh;           \
-                        T *r = row + oy * g->ow;                               \
-                        /* rows are short: plain loops beat memcpy calls */ \
+                        int64_t a, b, lo, hi;                                  \
+                        row_span(g->ow, oy, l0, l1, xlo, xhi, &a, &b, &lo, &hi); \
+                        /* r[ox] is column oy * ow + ox; rows are short: */ \
+                        /* plain loops beat memcpy calls */                    \
+                        T *r = row + (oy * g->ow - l0);                        \
                         if (iy < 0 || iy >= g->ih) {                           \
-                            for (int64_t ox = 0; ox < g->ow; ox++) {           \
-                                r[ox] = zero;                                  \
-                            }                                                  \
-                            continue;                                          \
+                            lo = hi = b;                                       \
                         }                                                      \
-                        const T *xr = x + (c * g->ih + iy) * g->iw + j * g->dw - g->pw; \
-                        for (int64_t ox = 0; ox < xlo; ox++) {                 \
+                        for (int64_t ox = a; ox < lo; ox++) {                  \
                             r[ox] = zero;                                      \
                         }                                                      \
-                        if (g->sw == 1) {                                      \
-                            for (int64_t ox = xlo; ox < xhi; ox++) {           \
-                                r[ox] = xr[ox];                                \
+                        if (lo < hi) {                                         \
+                            const T *xr = x + (c * g->ih + iy) * g->iw +       \
+                                          j * g->dw - g->pw;                   \
+                            if (g->sw == 1) {                                  \
+                                for (int64_t ox = lo; ox < hi; ox++) {         \
+                                    r[ox] = xr[ox];                            \
+                                }                                              \
+                            }                                                  \
+                            else {                                             \
+                                for (int64_t ox = lo; ox < hi; ox++) {         \
+                                    r[ox] = xr[ox * g->sw];                    \
+                                }                                              \
                             }                                                  \
                         }                                                      \
-                        else {                                                 \
-                            for (int64_t ox = xlo; ox < xhi; ox++) {           \
-                                r[ox] = xr[ox * g->sw];                        \
-                            }                                                  \
-                        }                                                      \
-                        for (int64_t ox = xhi; ox < g->ow; ox++) {             \
+                        for (int64_t ox = hi > lo ? hi : lo; ox < b; ox++) {   \
                             r[ox] = zero;                                      \
                         }                                                      \
                     }                                                          \
@@ -102,7 +120,7 @@ valid_range(int64_t off, int64_t s, int64_t in, int64_t out, int64_t *lo, int64_
         }                                                                      \
     }                                                                          \
     static void col2im_##S(const conv_geom *g, const char *pc, char *px,       \
-                           int64_t ld)                                         \
+                           int64_t ld, int64_t l0, int64_t l1)                 \
     {                                                                          \
         T *x = (T *)px;                                                        \
         const T *cols = (const T *)pc;                                         \
@@ -112,14 +130,16 @@ valid_range(int64_t off, int64_t s, int64_t in, int64_t out, int64_t *lo, int64_
                     const T *row = cols + ((c * g->kh + i) * g->kw + j) * ld;  \
                     int64_t xlo, xhi;                                          \
                     valid_range(j * g->dw - g->pw, g->sw, g->iw, g->ow, &xlo, &xhi); \
-                    for (int64_t oy = 0; oy < g->oh; oy++) {                   \
+                    for (int64_t oy = l0 / g->ow; oy * g->ow < l1; oy++) {     \
                         int64_t iy = oy * g->sh - g->ph + i * g->dh;           \
                         if (iy < 0 || iy >= g->ih) {                           \
                             continue;                                          \
                         }                                                      \
-                        const T *r = row + oy * g->ow;                         \
+                        int64_t a, b, lo, hi;                                  \
+                        row_span(g->ow, oy, l0, l1, xlo, xhi, &a, &b, &lo, &hi); \
+                        const T *r = row + (oy * g->ow - l0);                  \
                         T *xr = x + (c * g->ih + iy) * g->iw + j * g->dw - g->pw; \
-                        for (int64_t ox = xlo; ox < xhi; ox++) {               \
+                        for (int64_t ox = lo; ox < hi; ox++) {                 \
                             T *p = xr + ox * g->sw;                            \
                             ct__store_##S(p, (A)(ct__load_##S(p) + ct__load_##S(r + ox))); \
                         }                                                      \
@@ -189,7 +209,8 @@ gemm_f64(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const char *a, int64
                 acc ? 1.0 : 0.0, (double *)c, (int)ldc);
 }
 
-typedef void (*im2col_fn)(const conv_geom *g, const char *x, char *cols, int64_t ld);
+typedef void (*im2col_fn)(const conv_geom *g, const char *x, char *cols, int64_t ld,
+                          int64_t l0, int64_t l1);
 typedef void (*bias_fn)(char *y, const char *b, int64_t nch, int64_t plane);
 typedef void (*gemm_fn)(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
                         const char *a, int64_t lda, const char *b, int64_t ldb,
@@ -221,13 +242,27 @@ static const gemm_fn gemm_loops[CT_DTYPE_COUNT] = {
 void
 ct__conv_im2col(const conv_geom *g, const char *x, char *cols, int64_t ld)
 {
-    im2col_loops[g->dtype](g, x, cols, ld);
+    im2col_loops[g->dtype](g, x, cols, ld, 0, g->oh * g->ow);
 }
 
 void
 ct__conv_col2im(const conv_geom *g, const char *cols, char *x, int64_t ld)
 {
-    col2im_loops[g->dtype](g, cols, x, ld);
+    col2im_loops[g->dtype](g, cols, x, ld, 0, g->oh * g->ow);
+}
+
+void
+ct__conv_im2col_range(const conv_geom *g, const char *x, char *cols, int64_t ld,
+                      int64_t l0, int64_t l1)
+{
+    im2col_loops[g->dtype](g, x, cols, ld, l0, l1);
+}
+
+void
+ct__conv_col2im_range(const conv_geom *g, const char *cols, char *x, int64_t ld,
+                      int64_t l0, int64_t l1)
+{
+    col2im_loops[g->dtype](g, cols, x, ld, l0, l1);
 }
 
 /* C = A @ B (+ C when acc): A m x k, B k x n, each possibly transposed,
@@ -265,8 +300,6 @@ gemm(ct_dtype dtype, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const ch
 #define CHUNK_ELEMS (4 << 20)
 /* Below this many elements a phase stays on the calling thread. */
 #define CONV_GRAIN 32768
-
-enum { CONV_FWD, CONV_DATA, CONV_WEIGHT };
 
 typedef struct {
     const conv_geom *g;
@@ -370,6 +403,9 @@ ct__conv_run(const conv_geom *g, int kind, const char *wide, const char *narrow,
     const int64_t ck = g->cg * g->kh * g->kw, G = g->groups;
     if (g->n == 0) {
         return 0;
+    }
+    if (g->dtype == CT_DTYPE_FLOAT32 && ct__conv_avx512_available()) {
+        return ct__conv_run_tiled(g, kind, wide, narrow, w, bias, out);
     }
     /* scratch per sample: the columns (unless the input is its own, 1x1)
      * and the packed narrow side */
