@@ -214,7 +214,7 @@ layer_geom(const ct_rnn_steps *s, const ct_tensor *gx, const ct_tensor *w_hh,
     }
     if (ct__rnn_fwd_kernels[s->mode][gx->dtype] == NULL) {
         return ct_error(CT_ERR_RUNTIME, "\"addmm_impl_cpu_\" not implemented for '%s'",
-                        ct_dtype_table[gx->dtype].name);
+                        ct_dtype_table[gx->dtype].legacy);
     }
     if ((s->mode == CT_RNN_LSTM) != (c0 != NULL)) {
         return ct_error(CT_ERR_RUNTIME, "rnn: c0 is given for LSTM layers only");
