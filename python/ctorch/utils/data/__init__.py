@@ -1,0 +1,29 @@
+"""ctorch.utils.data (torch.utils.data): datasets, samplers, collation and
+the DataLoader with its worker processes.
+
+torch's DataPipes (IterDataPipe, MapDataPipe, DataLoader2, communication)
+are not part of ctorch."""
+import os as _os
+
+from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
+                      SubsetRandomSampler, WeightedRandomSampler)
+from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset,
+                      TensorDataset, random_split)
+from .dataloader import (DataLoader, _DatasetKind, default_collate, default_convert,
+                         get_worker_info)
+from .distributed import DistributedSampler
+
+__all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",
+           "DistributedSampler", "IterableDataset", "RandomSampler", "Sampler",
+           "SequentialSampler", "Subset", "SubsetRandomSampler", "TensorDataset",
+           "WeightedRandomSampler", "_DatasetKind", "default_collate", "default_convert",
+           "get_worker_info", "random_split"]
+
+# Printed names follow PyTorch's under ctorchrun
+# (<torch.utils.data.dataloader.DataLoader object at ...>).
+if _os.environ.get("CTORCH_TORCH_NAMES") == "1":
+    for _cls in (BatchSampler, RandomSampler, Sampler, SequentialSampler,
+                 SubsetRandomSampler, WeightedRandomSampler, ChainDataset, ConcatDataset,
+                 Dataset, IterableDataset, Subset, TensorDataset, DataLoader,
+                 DistributedSampler):
+        _cls.__module__ = "torch" + _cls.__module__[len("ctorch"):]
