@@ -60,10 +60,6 @@ RNN_SIMD double (tanh)(double);
     X(CT_DTYPE_FLOAT32, float, f32, expf, tanhf, 87.0f, 88.72283935546875f)  \
     X(CT_DTYPE_FLOAT64, double, f64, exp, tanh, 708.0, 709.782712893384)
 
-/* Each step is a loop over rows calling a row function (restrict
- * pointers, inlined, so the loop over the row vectorizes).  In the row
- * functions x is a row of gx, g one of gh (PyTorch adds gx
- * into gh, so gh comes first), w the row's workspace. */
 /* sigmoid(v) = 1 / (1 + exp(-v)), with -v clamped to [-lim, lim] for exp,
  * which changes nothing where exp(-v) is 0 or 1 + exp(-v) rounds to
  * exp(-v), and 0 where exp(-v) overflows, as PyTorch gets it (between lim
@@ -86,7 +82,12 @@ RNN_SIMD double (tanh)(double);
 #define D_TANH(d, y) ((d) * (1 - (y) * (y)))
 #define D_RELU(d, y) ((y) > 0 ? (d) : 0)
 
-/* tanh / relu: h' = act(gh + gx) */
+/* Each step is a loop over rows calling a row function (restrict
+ * pointers, inlined, so the loop over the row vectorizes).  In the row
+ * functions x is a row of gx, g one of gh (PyTorch adds gx into gh, so gh
+ * comes first), w the row's workspace.
+ *
+ * tanh / relu: h' = act(gh + gx) */
 #define SIMPLE_ROWS(S, TT, ACT, DACT)                                        \
     static inline void S##_row(int64_t H, const TT *restrict x,              \
                                const TT *restrict g, TT *restrict h)         \
