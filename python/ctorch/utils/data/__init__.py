@@ -20,10 +20,12 @@ __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Datas
            "get_worker_info", "random_split"]
 
 # Printed names follow PyTorch's under ctorchrun
-# (<torch.utils.data.dataloader.DataLoader object at ...>).
+# (<torch.utils.data.dataloader.DataLoader object at ...>): every class of
+# this package, the iterators and worker-side ones included.
 if _os.environ.get("CTORCH_TORCH_NAMES") == "1":
-    for _cls in (BatchSampler, RandomSampler, Sampler, SequentialSampler,
-                 SubsetRandomSampler, WeightedRandomSampler, ChainDataset, ConcatDataset,
-                 Dataset, IterableDataset, Subset, TensorDataset, DataLoader,
-                 DistributedSampler):
-        _cls.__module__ = "torch" + _cls.__module__[len("ctorch"):]
+    import sys as _sys
+    for _name, _mod in list(_sys.modules.items()):
+        if _name == __name__ or _name.startswith(__name__ + "."):
+            for _cls in list(vars(_mod).values()):
+                if isinstance(_cls, type) and _cls.__module__ == _name:
+                    _cls.__module__ = "torch" + _name[len("ctorch"):]

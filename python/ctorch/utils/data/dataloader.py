@@ -76,7 +76,8 @@ def _cuda_available():
         from ... import cuda
     except ImportError:
         return False
-    return cuda.is_available()
+    is_available = getattr(cuda, "is_available", None)
+    return is_available is not None and is_available()
 
 
 def _worker_count_warning(suggested, created, cpuset_checked):
@@ -484,19 +485,33 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         SIGCHLD handler noticed first, its error is the cause, as in torch;
         when polling did, the cause is made from the exit code."""
         deadline = time.monotonic() + timeout
+        waiting = _utils.signal_handling._waiting
         while True:
             try:
                 wait = min(_POLL_INTERVAL, max(0.0, deadline - time.monotonic()))
-                return (True, self._data_queue.get(timeout=wait))
+                waiting.active = True
+                try:
+                    return (True, self._data_queue.get(timeout=wait))
+                finally:
+                    waiting.active = False
             except Exception as e:
                 failed = self._failed_workers()
+                if not failed and not isinstance(e, queue.Empty):
+                    # a receive that failed (EOFError, ConnectionResetError:
+                    # a worker died while handing over a batch's shared
+                    # memory) before that worker could be reaped
+                    settle = time.monotonic() + 1.0
+                    while not failed and time.monotonic() < settle:
+                        time.sleep(0.01)
+                        failed = self._failed_workers()
                 if failed:
                     # no local may hold e: its traceback holds this frame
                     # (torch's NOTE [ Python Traceback Reference Cycle Problem ])
                     raise RuntimeError("DataLoader worker (pid(s) {}) exited "
                                        "unexpectedly".format(
                                            ", ".join(str(w.pid) for w in failed))) \
-                        from (_exit_error(failed[0]) if isinstance(e, queue.Empty) else e)
+                        from (e if _utils.signal_handling.is_worker_failure(e)
+                              else _exit_error(failed[0]))
                 if isinstance(e, queue.Empty):
                     if time.monotonic() < deadline:
                         continue
@@ -587,6 +602,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         # the worker gets its None now (it may still be working); when not
         # shutting down, done_event stays clear so that it keeps serving the
         # tasks it already has
+        if not hasattr(self, "_workers_status"):
+            self._workers_status = [True] * len(self._workers)
         assert self._workers_status[worker_id] or (self._persistent_workers and shutdown)
         self._index_queues[worker_id].put(None)
         self._workers_status[worker_id] = False
@@ -608,8 +625,10 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 self._worker_result_queue.close()
             self._workers_done_event.set()
             if all(_feeds(q) for q in self._index_queues):
+                # (no status yet if starting a worker failed)
+                status = getattr(self, "_workers_status", [True] * len(self._workers))
                 for worker_id in range(len(self._workers)):
-                    if self._persistent_workers or self._workers_status[worker_id]:
+                    if self._persistent_workers or status[worker_id]:
                         self._mark_worker_as_unavailable(worker_id, shutdown=True)
                 # one deadline for all (torch waits this long for each)
                 deadline = time.monotonic() + _utils.MP_STATUS_CHECK_INTERVAL
@@ -651,7 +670,8 @@ def _exit_error(w):
         status = _Status(os.CLD_KILLED, -code)
     else:
         status = _Status(os.CLD_EXITED, code)
-    return RuntimeError(_utils.signal_handling._failure_message(w.pid, status))
+    return _utils.signal_handling.worker_failure(
+        _utils.signal_handling._failure_message(w.pid, status))
 
 
 class _Status:

@@ -8,11 +8,15 @@ worker that exited non-zero or was killed:
 
     DataLoader worker (pid 1234) is killed by signal: Killed.
 
-Python runs the handler in the main thread, so the error comes out of
-whatever the main thread is doing, usually the wait on the result queue,
-where the iterator turns it into "DataLoader worker (pid(s) 1234) exited
-unexpectedly" with this one as its cause, as torch does.  torch does the
-same from C++ (DataLoader.cpp); os.waitid gives Python the same view.
+torch does this from C++ (DataLoader.cpp); os.waitid gives Python the
+same view.  Python runs the handler in the main thread, and the error comes
+out of the wait on the result queue, where the iterator turns it into
+"DataLoader worker (pid(s) 1234) exited unexpectedly" with this one as its
+cause.  torch raises it wherever the main thread happens to be (in user
+code, between two batches); ctorch raises only while the main thread waits
+for a batch (_waiting), and otherwise leaves the death to the iterator,
+which finds it the next time it waits (it polls its workers), so the error
+always has that one form.
 """
 import os
 import signal
@@ -20,11 +24,26 @@ import threading
 
 from . import IS_WINDOWS
 
+_waiting = threading.local()
+"""_waiting.active: this thread is blocked on a DataLoader result queue."""
+
 _SIGCHLD_handler_set = False
 """Whether the handler is set (one serves every DataLoader of the process)."""
 
 _worker_pids = {}
 """id(iterator) -> the pids of its workers still being watched."""
+
+
+def worker_failure(message):
+    """The RuntimeError of a dead worker, marked as such (is_worker_failure)
+    so that the iterator can tell it from other errors of a receive."""
+    err = RuntimeError(message)
+    err._dataloader_worker_failure = True
+    return err
+
+
+def is_worker_failure(err):
+    return getattr(err, "_dataloader_worker_failure", False)
 
 
 def _set_worker_pids(key, pids):
@@ -74,7 +93,7 @@ def _error_if_any_worker_fails():
                 status.si_code in (os.CLD_KILLED, os.CLD_DUMPED)
             if failed:
                 pids.clear()
-                raise RuntimeError(_failure_message(pid, status))
+                raise worker_failure(_failure_message(pid, status))
 
 
 def _set_worker_signal_handlers():
@@ -97,7 +116,8 @@ def _set_SIGCHLD_handler():
         previous = None
 
     def handler(signum, frame):
-        _error_if_any_worker_fails()
+        if getattr(_waiting, "active", False):
+            _error_if_any_worker_fails()
         if previous is not None:
             previous(signum, frame)
 
