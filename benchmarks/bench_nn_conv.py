@@ -3,11 +3,16 @@ the same run.  Usage: PYTHONPATH=python /usr/bin/python3
 benchmarks/bench_nn_conv.py [--quick].  The torch column appears when it is
 importable.
 
-Cases (float32, an input that requires grad, so every backward computes
-the input's gradient too):
-  * Conv2d forward + backward: batch 32, 3 -> 16 channels, 32x32, kernel 3
-    (the issue's case), and 16 -> 32 channels, 16x16, padding 1;
+Cases (float32, batch 32, an input that requires grad, so every backward
+computes the input's gradient too):
+  * Conv2d forward + backward: 3 -> 16 channels, 32x32, kernel 3 (the
+    issue's case), 16 -> 32 channels, 16x16, padding 1, and 32 -> 64
+    channels, 16x16, padding 1;
   * Conv2d forward alone, the first shape;
+  * Conv1d forward + backward: 16 -> 32 channels, length 128, kernel 5,
+    padding 2;
+  * ConvTranspose2d forward + backward: 32 -> 16 channels, 8x8 -> 16x16,
+    kernel 4, stride 2, padding 1;
   * max_pool2d(2) forward + backward on [32, 16, 32, 32];
   * avg_pool2d(2) and adaptive_avg_pool2d(4) forward + backward, same input.
 The libraries are timed in turns, one repeat each, so that load from other
@@ -24,9 +29,14 @@ REPEATS = 5 if QUICK else 11
 
 
 def conv_case(m, cin, cout, hw, pad, backward):
+    return module_case(m, lambda nn: nn.Conv2d(cin, cout, 3, padding=pad),
+                       (32, cin, hw, hw), backward)
+
+
+def module_case(m, make, shape, backward=True):
     m.manual_seed(0)
-    conv = m.nn.Conv2d(cin, cout, 3, padding=pad)
-    x = m.randn(32, cin, hw, hw).requires_grad_(True)
+    conv = make(m.nn)
+    x = m.randn(*shape).requires_grad_(True)
     if not backward:
         def step():
             with m.no_grad():
@@ -57,7 +67,14 @@ def pool_case(m, kind):
 CASES = [
     ("Conv2d 3->16 32x32 k3 fwd+bwd", lambda m: conv_case(m, 3, 16, 32, 0, True), 10),
     ("Conv2d 16->32 16x16 k3 p1 fwd+bwd", lambda m: conv_case(m, 16, 32, 16, 1, True), 10),
+    ("Conv2d 32->64 16x16 k3 p1 fwd+bwd", lambda m: conv_case(m, 32, 64, 16, 1, True), 5),
     ("Conv2d 3->16 32x32 k3 fwd", lambda m: conv_case(m, 3, 16, 32, 0, False), 20),
+    ("Conv1d 16->32 L128 k5 p2 fwd+bwd",
+     lambda m: module_case(m, lambda nn: nn.Conv1d(16, 32, 5, padding=2), (32, 16, 128)),
+     10),
+    ("ConvTranspose2d 32->16 8x8 k4 s2 fwd+bwd",
+     lambda m: module_case(m, lambda nn: nn.ConvTranspose2d(32, 16, 4, stride=2, padding=1),
+                           (32, 32, 8, 8)), 10),
     ("max_pool2d(2) fwd+bwd", lambda m: pool_case(m, "max"), 10),
     ("avg_pool2d(2) fwd+bwd", lambda m: pool_case(m, "avg"), 10),
     ("adaptive_avg_pool2d(4) fwd+bwd", lambda m: pool_case(m, "adaptive"), 10),

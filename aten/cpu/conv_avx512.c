@@ -515,25 +515,45 @@ weight_tile_channels(int64_t c, int64_t kk, int cols)
     return best;
 }
 
+/* The register tile of the weight product: mo output channels by cb
+ * input channels x (24 / mo / cb) taps.  8 output channels where there
+ * are 8 (the fewer the right-hand loads, which straddle cache lines, the
+ * faster), else 4. */
+static void
+weight_shape(const conv_geom *g, int *mo, int *cb, int *tb)
+{
+    *mo = g->og >= 8 ? 8 : 4;
+    *cb = weight_tile_channels(g->cg, g->kh * g->kw, 24 / *mo);
+    *tb = 24 / *mo / *cb;
+}
+
+static void
+weight_blocks(const conv_geom *g, int64_t *rows, int64_t *cols)
+{
+    int mo, cb, tb;
+    weight_shape(g, &mo, &cb, &tb);
+    *rows = (g->og + mo - 1) / mo;
+    *cols = (g->kh * g->kw + tb - 1) / tb * ((g->cg + cb - 1) / cb);
+}
+
 static AVX512 void
 implicit_weight(const conv_geom *g, const conv_taps *tp, int64_t v0, int64_t v1,
                 int64_t ns, const float *dy, int64_t dys, const float *x, int64_t xs,
-                float *dw, float *work)
+                float *dw, float *work, const int64_t *blk)
 {
-    const int64_t kk = g->kh * g->kw, L = g->oh * g->ow, nv = v1 - v0;
-    /* 8 output channels by 3 columns where there are 8 (the fewer the
-     * right-hand loads, which straddle cache lines, the faster), else 4
-     * by 6 */
-    int mo = g->og >= 8 ? 8 : 4;
-    int cb = weight_tile_channels(g->cg, kk, 24 / mo);
+    const int64_t L = g->oh * g->ow, nv = v1 - v0;
+    int mo, cb, tb;
+    weight_shape(g, &mo, &cb, &tb);
+    const int64_t ncb = (g->cg + cb - 1) / cb;
     weight_tile_fn fn = mo == 8 ? (cb == 3 ? weight_tile_8x3x1 : weight_tile_8x1x3)
                                 : (cb == 6   ? weight_tile_4x6x1
                                    : cb == 3 ? weight_tile_4x3x2
                                    : cb == 2 ? weight_tile_4x2x3
                                              : weight_tile_4x1x6);
-    /* dY in tile order */
+    const int64_t o_lo = blk[0] * mo, o_hi = blk[1] * mo < g->og ? blk[1] * mo : g->og;
+    /* the unit's rows of dY in tile order */
     float *p = work;
-    for (int64_t o0 = 0; o0 < g->og; o0 += mo) {
+    for (int64_t o0 = o_lo; o0 < o_hi; o0 += mo) {
         for (int64_t smp = 0; smp < ns; smp++) {
             for (int64_t v = v0; v < v1; v++) {
                 for (int64_t o = o0; o < o0 + mo; o++, p += 16) {
@@ -546,12 +566,10 @@ implicit_weight(const conv_geom *g, const conv_taps *tp, int64_t v0, int64_t v1,
             }
         }
     }
-    for (int64_t o0 = 0; o0 < g->og; o0 += mo) {
-        const float *ap = work + o0 * ns * nv * 16;
-        for (int64_t t0 = 0; t0 < kk; t0 += 24 / (mo * cb)) {
-            for (int64_t c0 = 0; c0 < g->cg; c0 += cb) {
-                fn(g, tp, v0, v1, ns, ap, x, xs, dw, o0, c0, t0);
-            }
+    for (int64_t o0 = o_lo; o0 < o_hi; o0 += mo) {
+        const float *ap = work + (o0 - o_lo) * ns * nv * 16;
+        for (int64_t b = blk[2]; b < blk[3]; b++) {
+            fn(g, tp, v0, v1, ns, ap, x, xs, dw, o0, b % ncb * cb, b / ncb * tb);
         }
     }
 }
@@ -601,12 +619,19 @@ implicit_fwd(const conv_geom *g, const conv_taps *tp, int64_t v0, int64_t v1,
 }
 
 static void
+weight_blocks(const conv_geom *g, int64_t *rows, int64_t *cols)
+{
+    (void)g;
+    *rows = *cols = 1;
+}
+
+static void
 implicit_weight(const conv_geom *g, const conv_taps *tp, int64_t v0, int64_t v1,
                 int64_t ns, const float *dy, int64_t dys, const float *x, int64_t xs,
-                float *dw, float *work)
+                float *dw, float *work, const int64_t *blk)
 {
     (void)g, (void)tp, (void)v0, (void)v1, (void)ns, (void)dy, (void)dys, (void)x;
-    (void)xs, (void)dw, (void)work;
+    (void)xs, (void)dw, (void)work, (void)blk;
 }
 
 static bool
@@ -773,11 +798,17 @@ ct__conv_avx512_weight_work(const conv_geom *g, int64_t nv, int64_t ns)
 }
 
 void
+ct__conv_avx512_weight_blocks(const conv_geom *g, int64_t *rows, int64_t *cols)
+{
+    weight_blocks(g, rows, cols);
+}
+
+void
 ct__conv_avx512_weight(const conv_geom *g, const conv_taps *tp, int64_t v0, int64_t v1,
                        int64_t ns, const float *dy, int64_t dys, const float *x,
-                       int64_t xs, float *dw, float *work)
+                       int64_t xs, float *dw, float *work, const int64_t blk[4])
 {
-    if (v0 < v1 && ns > 0) {
-        implicit_weight(g, tp, v0, v1, ns, dy, dys, x, xs, dw, work);
+    if (v0 < v1 && ns > 0 && blk[0] < blk[1] && blk[2] < blk[3]) {
+        implicit_weight(g, tp, v0, v1, ns, dy, dys, x, xs, dw, work, blk);
     }
 }

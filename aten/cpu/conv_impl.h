@@ -102,11 +102,16 @@ void ct__conv_avx512_fwd(const conv_geom *g, const conv_taps *tp, int64_t v0, in
                          const float *ap, const float *x, float *y, const float *bias);
 /* dw [og, cg * kh * kw] += the weight gradient of the vectors [v0, v1) of
  * ns samples of one group, dy [og, oh, ow] and x [cg, ih, iw] advancing by
- * dys and xs floats from one sample to the next; work holds
+ * dys and xs floats from one sample to the next, for the blocks of dw in
+ * rows [blk[0], blk[1]) and columns [blk[2], blk[3]) (blocks of output
+ * channels by input channels x taps, which share no element of dw;
+ * ct__conv_avx512_weight_blocks gives how many); work holds
  * ct__conv_avx512_weight_work(g, v1 - v0, ns) floats. */
+void ct__conv_avx512_weight_blocks(const conv_geom *g, int64_t *rows, int64_t *cols);
 int64_t ct__conv_avx512_weight_work(const conv_geom *g, int64_t nv, int64_t ns);
 void ct__conv_avx512_weight(const conv_geom *g, const conv_taps *tp, int64_t v0,
                             int64_t v1, int64_t ns, const float *dy, int64_t dys,
-                            const float *x, int64_t xs, float *dw, float *work);
+                            const float *x, int64_t xs, float *dw, float *work,
+                            const int64_t blk[4]);
 
 #endif

@@ -680,3 +680,141 @@ def test_modules_vs_torch(torch_ref):
         if isinstance(mc, nn.Conv1d):
             x = x[:, :, 0]
         _assert_close(mc(x), mt(_to_torch(t, x)), 1e-5)
+
+
+# --- the float32 kernels (aten/cpu/conv_avx512.c, conv_tiled.c) ---------------------
+# Where the CPU has AVX-512, float32 convolution runs on ctorch's own kernels
+# (implicit columns where the window steps one input column at a time,
+# explicit tiles otherwise); float64 stays on OpenBLAS.  The shapes below
+# reach each way through them: rows of output that are not whole 16-lane
+# vectors, weight tiles over many vectors and several samples, few output
+# channels (4-row panels), 1..7 input channels per group (each weight tile
+# shape), padding wider than the dilated kernel, strides on one dim or the
+# other, 1x1, long 1-D signals, transposed convolutions with bias, a single
+# sample cut across threads.
+
+F32_CASES = [
+    # name, transposed, N, cin, cout, size, kernel, stride, padding, dilation,
+    # groups, output_padding
+    ("rows_not_whole_vectors", False, 2, 5, 12, (23, 37), (3, 3), 1, 1, 1, 1, 0),
+    ("many_vectors_and_samples", False, 9, 6, 10, (40, 70), (3, 3), 1, 1, 1, 1, 0),
+    ("few_output_channels", False, 3, 7, 3, (20, 20), (5, 5), 1, 2, 1, 1, 0),
+    ("one_channel_per_group", False, 2, 8, 8, (17, 19), (3, 3), 1, 1, 1, 8, 0),
+    ("two_channels_per_group", False, 2, 8, 12, (17, 19), (3, 3), 1, 1, 1, 4, 0),
+    ("four_channels_per_group", False, 2, 8, 16, (12, 33), (3, 2), 1, (1, 0), 1, 2, 0),
+    ("seven_channels", False, 2, 7, 9, (12, 18), (2, 3), 1, 0, 1, 1, 0),
+    ("padding_past_the_kernel", False, 2, 4, 9, (11, 13), (3, 3), 1, 5, 2, 1, 0),
+    ("dilated", False, 2, 6, 8, (21, 25), (3, 3), 1, 2, 2, 1, 0),
+    ("stride_on_height", False, 3, 5, 8, (25, 30), (3, 3), (2, 1), 1, 1, 1, 0),
+    ("stride_on_width", False, 3, 5, 8, (25, 30), (3, 3), (1, 2), 1, 1, 1, 0),
+    ("stride_both", False, 3, 5, 8, (25, 30), (4, 3), 3, 2, 1, 1, 0),
+    ("one_by_one", False, 4, 32, 24, (9, 21), (1, 1), 1, 0, 1, 1, 0),
+    ("conv1d_long", False, 3, 4, 6, (2000,), (7,), 1, 3, 1, 1, 0),
+    ("conv1d_dilated_strided", False, 3, 4, 6, (300,), (5,), 2, 4, 3, 2, 0),
+    ("single_sample_plane", False, 1, 8, 16, (64, 64), (3, 3), 1, 1, 1, 1, 0),
+    ("transposed_stride_1", True, 2, 6, 8, (14, 19), (3, 3), 1, 1, 1, 2, 0),
+    ("transposed_stride_2", True, 2, 8, 6, (9, 10), (4, 4), 2, 1, 1, 2, 1),
+    ("transposed_conv1d", True, 3, 5, 4, (100,), (5,), 1, 2, 2, 1, 0),
+]
+
+
+def _f32_call(case, x, w, b):
+    _, transposed, _, _, _, size, _, s, p, d, G, op = case
+    nsp = len(size)
+    if transposed:
+        f = F.conv_transpose1d if nsp == 1 else F.conv_transpose2d
+        return f(x, w, b, s, p, op, G, d)
+    f = F.conv1d if nsp == 1 else F.conv2d
+    return f(x, w, b, s, p, d, G)
+
+
+def _f32_run(case, dtype, seed=5):
+    """Output and input / weight / bias gradients of the case, from data
+    drawn in float32 (and widened for float64)."""
+    _, transposed, N, cin, cout, size, k, _, _, _, G, _ = case
+    gen = ctorch.Generator().manual_seed(seed)
+    x = ctorch.randn(N, cin, *size, generator=gen)
+    ws = (cin, cout // G) if transposed else (cout, cin // G)
+    w = ctorch.randn(*ws, *k, generator=gen)
+    b = ctorch.randn(cout, generator=gen)
+    x, w, b = (t.to(dtype).requires_grad_(True) for t in (x, w, b))
+    y = _f32_call(case, x, w, b)
+    g = ctorch.randn(*y.shape, generator=gen).to(dtype)
+    y.backward(g)
+    return [y.detach(), x.grad, w.grad, b.grad]
+
+
+@pytest.mark.parametrize("case", F32_CASES, ids=[c[0] for c in F32_CASES])
+def test_float32_kernels_vs_float64(case):
+    import numpy as np
+    for got, ref in zip(_f32_run(case, ctorch.float32), _f32_run(case, ctorch.float64)):
+        a = np.array(got.tolist(), dtype=float)
+        r = np.array(ref.tolist(), dtype=float)
+        assert a.shape == r.shape
+        scale = max(1.0, float(np.abs(r).max()))
+        assert np.abs(a - r).max() <= 2e-5 * scale, (np.abs(a - r).max(), scale)
+
+
+@pytest.mark.parametrize("case", F32_CASES[:3] + F32_CASES[13:17],
+                         ids=[c[0] for c in F32_CASES[:3] + F32_CASES[13:17]])
+def test_float32_kernels_same_on_any_thread_count(case):
+    """Every output element is summed by one unit of work in one order, so
+    the results do not depend on the threads (where the window steps one
+    input column at a time; the explicit weight product sums per thread)."""
+    before = ctorch.get_num_threads()
+    try:
+        ctorch.set_num_threads(1)
+        one = [t.tolist() for t in _f32_run(case, ctorch.float32)]
+        ctorch.set_num_threads(2)
+        two = [t.tolist() for t in _f32_run(case, ctorch.float32)]
+        again = [t.tolist() for t in _f32_run(case, ctorch.float32)]
+    finally:
+        ctorch.set_num_threads(before)
+    assert one == two == again
+
+
+def test_float32_blas_path_agrees():
+    """CT_CONV_AVX512=0 sends float32 to the im2col + OpenBLAS path; both
+    agree to float32 rounding."""
+    import json
+    import subprocess
+    import numpy as np
+    root = os.path.dirname(os.path.dirname(os.path.abspath(ctorch.__file__)))
+    script = (
+        "import json, sys; sys.path[:0] = [%r, %r]; import test_nn_conv as m; "
+        "print(json.dumps([[t.tolist() for t in m._f32_run(c, m.ctorch.float32)] "
+        "for c in m.F32_CASES[:4] + m.F32_CASES[10:12] + m.F32_CASES[16:]]))"
+        % (root, HERE))
+    env = dict(os.environ, CT_CONV_AVX512="0")
+    out = subprocess.run([sys.executable, "-c", script], env=env, check=True,
+                         capture_output=True, text=True, cwd=HERE).stdout
+    cases = F32_CASES[:4] + F32_CASES[10:12] + F32_CASES[16:]
+    for case, blas in zip(cases, json.loads(out)):
+        for got, ref in zip(_f32_run(case, ctorch.float32), blas):
+            a = np.array(got.tolist(), dtype=float)
+            r = np.array(ref, dtype=float)
+            scale = max(1.0, float(np.abs(r).max()))
+            assert np.abs(a - r).max() <= 2e-5 * scale, case[0]
+
+
+@pytest.mark.parametrize("case", F32_CASES, ids=[c[0] for c in F32_CASES])
+def test_float32_kernels_vs_torch(torch_ref, case):
+    t = torch_ref
+    _, transposed, N, cin, cout, size, k, s, p, d, G, op = case
+    got = _f32_run(case, ctorch.float32)
+    gen = ctorch.Generator().manual_seed(5)
+    x = ctorch.randn(N, cin, *size, generator=gen)
+    ws = (cin, cout // G) if transposed else (cout, cin // G)
+    w = ctorch.randn(*ws, *k, generator=gen)
+    b = ctorch.randn(cout, generator=gen)
+    xt, wt, bt = (_to_torch(t, v, True) for v in (x, w, b))
+    Ft = t.nn.functional
+    if transposed:
+        f = Ft.conv_transpose1d if len(size) == 1 else Ft.conv_transpose2d
+        yt = f(xt, wt, bt, s, p, op, G, d)
+    else:
+        f = Ft.conv1d if len(size) == 1 else Ft.conv2d
+        yt = f(xt, wt, bt, s, p, d, G)
+    yt.backward(_to_torch(t, ctorch.randn(*yt.shape, generator=gen)))
+    for c, r in zip(got, [yt, xt.grad, wt.grad, bt.grad]):
+        _assert_close(c, r, 1e-4 * max(1.0, float(r.abs().max())))
