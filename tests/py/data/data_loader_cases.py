@@ -476,14 +476,15 @@ class Tensors:
 # loader_runs' entries that depend on the number of workers: iterable
 # datasets (each worker iterates a full copy) and the generator's state
 # after iter(), when workers have already drawn the sampler's seed
-PER_WORKER_ENTRIES = (13, 14, 15, 16, 17)
+PER_WORKER_ENTRIES = (13, 14, 15, 17)
 
 
-def loader_runs(torch, num_workers, ctx=None, per_worker_only=False):
+def loader_runs(torch, num_workers, ctx=None, select=None):
     """Batches and lengths of DataLoaders over the option space, and where
     they leave the random generators; the same for any num_workers except
-    for PER_WORKER_ENTRIES (per_worker_only: those alone, None elsewhere;
-    no other entry changes the generators they see)."""
+    for PER_WORKER_ENTRIES.  select: the entries to compute (None elsewhere;
+    a draws entry needs the run before it: 3 needs 2, 5 needs 4); every run
+    starts from its own seed, so a selection changes no entry."""
     D = torch.utils.data
     kw = dict(num_workers=num_workers)
     if num_workers:
@@ -491,21 +492,25 @@ def loader_runs(torch, num_workers, ctx=None, per_worker_only=False):
     ds = Tensors(torch.__name__)
     out = []
 
+    def wanted(*entries):
+        return select is None or any(len(out) + i in select for i in entries)
+
     def run(dataset=ds, **opts):
-        if per_worker_only and len(out) not in PER_WORKER_ENTRIES:
+        if not wanted(0):
             out.append(None)
             return
+        # each from its own seed, so that any selection gives the same
+        torch.manual_seed(len(out))
         loader = D.DataLoader(dataset, **opts, **kw)
         out.append([[show(torch, b) for b in loader], len(loader)])
 
-    torch.manual_seed(0)
     run(batch_size=3)
     run(batch_size=3, drop_last=True)
     run(batch_size=4, shuffle=True)
-    out.append(None if per_worker_only else draws(torch))
+    out.append(draws(torch) if wanted(0) else None)
     g = gen(torch, 123)
     run(batch_size=4, shuffle=True, generator=g)
-    out.append(None if per_worker_only else draws(torch, g))
+    out.append(draws(torch, g) if wanted(0) else None)
     run(batch_size=None)
     run(batch_size=2, sampler=[9, 1, 4])
     run(batch_sampler=[[1, 2], [5], [0, 9, 3]])
@@ -519,18 +524,22 @@ def loader_runs(torch, num_workers, ctx=None, per_worker_only=False):
     run(dataset=stream(torch, 3), batch_size=None)
     # iterating twice: a new order each epoch
     torch.manual_seed(1)
-    if per_worker_only:
-        out.append(None)
-    else:
+    if wanted(0):
         loader = D.DataLoader(ds, batch_size=4, shuffle=True, **kw)
         out.append([[show(torch, b) for b in loader] for _ in range(2)])
+    else:
+        out.append(None)
     # iter() draws the base seed; the sampler draws at the first next()
-    torch.manual_seed(2)
-    it = iter(D.DataLoader(ds, batch_size=4, shuffle=True, **kw))
-    out.append(draws(torch))
-    next(it)
-    out.append(draws(torch))
-    del it
+    # (with workers: at iter(), prefetching)
+    if wanted(0, 1):
+        torch.manual_seed(2)
+        it = iter(D.DataLoader(ds, batch_size=4, shuffle=True, **kw))
+        out.append(draws(torch))
+        next(it)
+        out.append(draws(torch))
+        del it
+    else:
+        out += [None, None]
     return out
 
 
@@ -701,30 +710,50 @@ def shards(libname, n):
     return _iterable(Shards, libname)(libname, n)
 
 
-def worker_runs(libname, ctx):
+def worker_runs(libname, ctx, select=None):
     """Seeds and random streams in the workers, persistent workers and
-    sharded iterable datasets with 2 workers."""
+    sharded iterable datasets with 2 workers (select: the loaders to run,
+    by number; None in place of the others' entries)."""
     torch = lib(libname)
     D = torch.utils.data
     out = []
+
+    def wanted(i):
+        return select is None or i in select
     torch.manual_seed(3)
-    loader = D.DataLoader(Probe(libname, 6), batch_size=2, num_workers=2,
-                          multiprocessing_context=ctx, worker_init_fn=init_random)
-    out.append([show(torch, b) for b in loader])
-    out.append(draws(torch))
-    loader = D.DataLoader(Probe(libname, 5), batch_size=None, num_workers=2,
-                          multiprocessing_context=ctx, generator=gen(torch, 11),
-                          prefetch_factor=1)
-    out.append([show(torch, b) for b in loader])
+    if wanted(0):
+        loader = D.DataLoader(Probe(libname, 6), batch_size=2, num_workers=2,
+                              multiprocessing_context=ctx, worker_init_fn=init_random)
+        out += [[show(torch, b) for b in loader], draws(torch)]
+    else:
+        out += [None, None]
+    if wanted(1):
+        loader = D.DataLoader(Probe(libname, 5), batch_size=None, num_workers=2,
+                              multiprocessing_context=ctx, generator=gen(torch, 11),
+                              prefetch_factor=1)
+        out.append([show(torch, b) for b in loader])
+    else:
+        out.append(None)
     torch.manual_seed(4)
-    loader = D.DataLoader(Tensors(libname), batch_size=3, shuffle=True, num_workers=2,
-                          multiprocessing_context=ctx, persistent_workers=True)
-    out.append([[show(torch, b) for b in loader] for _ in range(2)])
-    out.append(draws(torch))
-    loader = D.DataLoader(shards(libname, 7), batch_size=2, num_workers=2,
-                          multiprocessing_context=ctx, persistent_workers=True)
-    out.append([[show(torch, b) for b in loader] for _ in range(2)])
+    if wanted(2):
+        loader = D.DataLoader(Tensors(libname), batch_size=3, shuffle=True, num_workers=2,
+                              multiprocessing_context=ctx, persistent_workers=True)
+        out += [[[show(torch, b) for b in loader] for _ in range(2)], draws(torch)]
+        del loader
+    else:
+        out += [None, None]
+    if wanted(3):
+        loader = D.DataLoader(shards(libname, 7), batch_size=2, num_workers=2,
+                              multiprocessing_context=ctx, persistent_workers=True)
+        out.append([[show(torch, b) for b in loader] for _ in range(2)])
+    else:
+        out.append(None)
     return out
+
+
+def selected(values, select):
+    """values with None in place of the entries not in select."""
+    return [v if i in select else None for i, v in enumerate(values)]
 
 
 class Failing:
