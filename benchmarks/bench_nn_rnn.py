@@ -14,7 +14,10 @@ Cases (float32, seeded so both libraries hold the same weights):
   * LSTM(64, 128, num_layers=2, bidirectional=True), sequence 20, batch 16,
     forward + backward;
   * LSTMCell(128, 256) run over 35 steps by a Python loop, batch 32,
-    forward + backward (per-step overhead).
+    forward + backward;
+  * a tiny LSTM(16, 32), sequence 10, batch 4, forward + backward, and a
+    tiny LSTMCell(16, 32) step (batch 4, forward + backward), where the
+    cost is the per-call overhead.
 The libraries are timed in turns and each figure is the median over the
 repeats, in milliseconds per call.  Ratios are torch's time divided by
 ctorch's (above 1: ctorch is faster).
@@ -80,6 +83,8 @@ CASES = [
      10),
     ("LSTMCell(128,256) 35-step loop B32 fwd+bwd", lambda m: cell_case(m, 128, 256, 35, 32),
      5),
+    ("LSTM(16,32) T10 B4 fwd+bwd", lambda m: layer_case(m, "LSTM", 16, 32, 10, 4), 200),
+    ("LSTMCell(16,32) 1 step B4 fwd+bwd", lambda m: cell_case(m, 16, 32, 1, 4), 500),
 ]
 
 
