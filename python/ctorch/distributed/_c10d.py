@@ -1,0 +1,9 @@
+"""The C types behind torch.distributed: the stores and the gloo process
+group from ctorch._C (csrc/python/dist_store.c, dist_pg.c)."""
+from .. import _C
+
+available = hasattr(_C, "ProcessGroupGloo") and hasattr(_C, "TCPStore")
+if available:
+    from .._C import (  # noqa: F401
+        FileStore, HashStore, PrefixStore, ProcessGroupGloo, Store, TCPStore,
+    )
