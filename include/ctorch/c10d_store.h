@@ -69,4 +69,33 @@ int ct_store_get(ct_store *s, const char *key, uint8_t **val, size_t *n);
 int ct_store_add(ct_store *s, const char *key, int64_t delta, int64_t *out);
 int ct_store_wait(ct_store *s, const char *const *keys, int nkeys, int64_t timeout_ms);
 
+/* Additions (STORES helper): the rest of the vtable as wrappers, the
+ * timeout through PrefixStores, TCPStore's full options. */
+int ct_store_compare_set(ct_store *s, const char *key, const uint8_t *expected,
+                         size_t nexpected, const uint8_t *desired, size_t ndesired,
+                         uint8_t **out, size_t *nout);
+int ct_store_check(ct_store *s, const char *const *keys, int nkeys, bool *all_exist);
+int ct_store_delete_key(ct_store *s, const char *key, bool *deleted);
+int ct_store_num_keys(ct_store *s, int64_t *out);
+/* The default timeout of get / wait in ms (0: none); a PrefixStore reports
+ * and sets its underlying store's, as c10d's does. */
+int64_t ct_store_timeout(ct_store *s);
+void ct_store_set_timeout(ct_store *s, int64_t timeout_ms);
+
+typedef struct ct_tcp_store_options {
+    const char *host;           /* where clients connect; the master binds any */
+    int port;                   /* 0 with is_master: an ephemeral port */
+    int world_size;             /* < 0: unknown (Python's None) */
+    bool is_master;
+    bool wait_for_workers;
+    bool multi_tenant;          /* masters on one port in a process share a server */
+    int64_t timeout_ms;
+} ct_tcp_store_options;
+ct_store *ct_tcp_store_open(const ct_tcp_store_options *opts);
+
+/* The message of the error a TCPStore client gives when it cannot reach
+ * the master before its timeout starts with this text (the Python layer
+ * raises TimeoutError for it, as PyTorch does). */
+#define CT_STORE_CONNECT_TIMEOUT_TEXT "The client socket has timed out"
+
 #endif
