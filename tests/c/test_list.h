@@ -107,7 +107,12 @@
     TEST_ENTRY(sort_errors)                                                   \
     /* test_pointwise_ternary.c */                                            \
     TEST_ENTRY(ternary_values)                                                \
-    TEST_ENTRY(ternary_modes_and_errors)
+    TEST_ENTRY(ternary_modes_and_errors)                                      \
+    /* test_store.c */                                                        \
+    TEST_ENTRY(store_hash)                                                    \
+    TEST_ENTRY(store_prefix)                                                  \
+    TEST_ENTRY(store_file)                                                    \
+    TEST_ENTRY(store_tcp)
 
 #define TEST_DECLARE(name) void test_##name(void);
 CT_TEST_LIST(TEST_DECLARE)
