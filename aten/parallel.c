@@ -8,6 +8,13 @@
  * a condition variable after a short spin, and a pthread_atfork handler
  * forgets the pool in the child, which builds a new one when it first needs
  * it.
+ *
+ * Note [Parts taken in turn]
+ * A job's n parts are taken by whoever comes first: the caller and the
+ * workers claim the next part from one atomic word (generation, n, next),
+ * so a worker that the machine's other load keeps from running leaves its
+ * part to the caller instead of making it wait.  A part index is a part,
+ * not a thread: one thread may run several parts, one after another.
  */
 #include "parallel.h"
 
@@ -31,10 +38,10 @@ typedef struct {
     pthread_t workers[MAX_WORKERS];
     atomic_uint generation;         /* bumped per job */
     unsigned birth_generation;      /* generation when workers were made */
-    atomic_int pending;             /* workers still running the job */
+    atomic_ullong claim;            /* generation << 32 | n << 16 | next part */
+    atomic_int finished;            /* parts of the job run to the end */
     ct_parallel_fn fn;
     void *ctx;
-    int nthreads;
 } pool_t;
 
 static pool_t pool = {
@@ -47,10 +54,47 @@ static atomic_int wanted_threads;   /* 0: default */
 static _Thread_local bool in_worker;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
+/* Claim the next part of job `gen` (Note [Parts taken in turn]): true with
+ * the part and the job's part count, or false when none is left. */
+static bool
+claim_part(unsigned gen, int *part, int *n)
+{
+    unsigned long long c = atomic_load_explicit(&pool.claim, memory_order_acquire);
+    for (;;) {
+        int total = (int)((c >> 16) & 0xffff), next = (int)(c & 0xffff);
+        if ((unsigned)(c >> 32) != gen || next >= total) {
+            return false;
+        }
+        if (atomic_compare_exchange_weak_explicit(&pool.claim, &c, c + 1,
+                                                  memory_order_acq_rel,
+                                                  memory_order_acquire)) {
+            *part = next;
+            *n = total;
+            return true;
+        }
+    }
+}
+
+/* Run the parts of job `gen` that are left; the last part to finish wakes
+ * the caller. */
+static void
+run_parts(unsigned gen)
+{
+    int part, n;
+    while (claim_part(gen, &part, &n)) {
+        pool.fn(pool.ctx, part, n);
+        if (atomic_fetch_add_explicit(&pool.finished, 1, memory_order_acq_rel) + 1 == n) {
+            pthread_mutex_lock(&pool.lock);
+            pthread_cond_signal(&pool.done);
+            pthread_mutex_unlock(&pool.lock);
+        }
+    }
+}
+
 static void *
 worker_main(void *arg)
 {
-    int tid = (int)(intptr_t)arg;
+    (void)arg;
     /* not the current generation: the job that created this worker may
      * already have been announced */
     unsigned seen = pool.birth_generation;
@@ -71,14 +115,7 @@ worker_main(void *arg)
             pthread_mutex_unlock(&pool.lock);
         }
         seen = gen;
-        if (tid < pool.nthreads) {
-            pool.fn(pool.ctx, tid, pool.nthreads);
-            if (atomic_fetch_sub_explicit(&pool.pending, 1, memory_order_acq_rel) == 1) {
-                pthread_mutex_lock(&pool.lock);
-                pthread_cond_signal(&pool.done);
-                pthread_mutex_unlock(&pool.lock);
-            }
-        }
+        run_parts(gen);
     }
     return NULL;
 }
@@ -104,7 +141,7 @@ atfork_child(void)
     pthread_cond_init(&pool.done, NULL);
     pthread_mutex_init(&pool.dispatch, NULL);
     pool.nworkers = 0;
-    atomic_store(&pool.pending, 0);
+    atomic_store(&pool.finished, 0);
 }
 
 static void
@@ -185,23 +222,26 @@ ct__parallel_run(int n, ct_parallel_fn fn, void *ctx)
     }
     pool.fn = fn;
     pool.ctx = ctx;
-    pool.nthreads = n;
-    atomic_store(&pool.pending, n - 1);
+    unsigned gen = atomic_load(&pool.generation) + 1;
+    atomic_store(&pool.finished, 0);
+    atomic_store_explicit(&pool.claim,
+                          (unsigned long long)gen << 32 | (unsigned long long)n << 16,
+                          memory_order_release);
     pthread_mutex_lock(&pool.lock);
-    atomic_fetch_add_explicit(&pool.generation, 1, memory_order_release);
+    atomic_store_explicit(&pool.generation, gen, memory_order_release);
     pthread_cond_broadcast(&pool.start);
     pthread_mutex_unlock(&pool.lock);
 
-    fn(ctx, 0, n);
-
+    /* the caller takes parts too, and waits only for parts under way */
+    run_parts(gen);
     int spins = 0;
-    while (atomic_load_explicit(&pool.pending, memory_order_acquire) > 0 &&
+    while (atomic_load_explicit(&pool.finished, memory_order_acquire) < n &&
            spins < SPIN_ITERS) {
         spins++;
     }
-    if (atomic_load(&pool.pending) > 0) {
+    if (atomic_load(&pool.finished) < n) {
         pthread_mutex_lock(&pool.lock);
-        while (atomic_load(&pool.pending) > 0) {
+        while (atomic_load(&pool.finished) < n) {
             pthread_cond_wait(&pool.done, &pool.lock);
         }
         pthread_mutex_unlock(&pool.lock);

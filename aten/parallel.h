@@ -1,9 +1,10 @@
 /* aten/parallel.h -- the thread pool behind aten/iter.c (internal).
  *
- * ct__parallel_run(n, fn, ctx) calls fn(ctx, tid, n) for tid = 0..n-1, the
- * caller running tid 0 and pool workers the rest, and returns when all are
- * done.  A call made while another is running (a second Python thread, or
- * from inside a worker) runs its n parts itself, one after another.
+ * ct__parallel_run(n, fn, ctx) calls fn(ctx, tid, n) once for each tid =
+ * 0..n-1, each on the caller or a pool worker, whichever takes it first
+ * (Note [Parts taken in turn]), and returns when all are done.  A call
+ * made while another is running (a second Python thread, or from inside a
+ * worker) runs its n parts itself, one after another.
  */
 #ifndef CTORCH_ATEN_PARALLEL_H
 #define CTORCH_ATEN_PARALLEL_H
