@@ -14,6 +14,7 @@ it.  dist_sgd_snippets.py holds snippets, not a program: SGD_DRIVER runs
 them unchanged, with a small synthetic stand-in for torchvision's MNIST.
 """
 import fcntl
+import functools
 import os
 import re
 import shutil
@@ -29,10 +30,8 @@ SHARED = os.path.join(ROOT, "..", "shared", "tutorials")
 
 import ctorch
 
-pytestmark = pytest.mark.skipif(
-    not (hasattr(ctorch._C, "ProcessGroupGloo") and hasattr(ctorch._C, "TCPStore")
-         or os.environ.get("CTORCH_DIST_STANDIN") == "1"),
-    reason="ctorch._C has no c10d process group")
+pytestmark = pytest.mark.skipif(not ctorch.distributed.is_available(),
+                                reason="ctorch._C has no c10d process group")
 
 TUTORIALS = {}
 
@@ -451,6 +450,7 @@ def _netns_ok():
 NETNS = _netns_ok()
 
 
+@functools.lru_cache(maxsize=None)
 def _torch_available():
     probe = subprocess.run([sys.executable, "-c", "import torch.distributed"],
                            cwd=tempfile.gettempdir(), env=_env("torch"),
@@ -506,20 +506,26 @@ PROGRAMS = ["p2p_blocking.py", "p2p_nonblocking.py", "allreduce_group.py",
             "ring_allreduce.py", "spawn_tensor_slices.py"]
 
 
+def _both(name, source, extra_files=()):
+    """ctorch's run and, when PyTorch is installed, torch's (None otherwise),
+    side by side (each in its own network namespace, or one after the
+    other under the lock)."""
+    import concurrent.futures
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        torch_run = pool.submit(run_script, name, source, "torch", extra_files) \
+            if _torch_available() else None
+        ctorch_run = pool.submit(run_script, name, source, "ctorch", extra_files)
+        return ctorch_run.result(), torch_run.result() if torch_run else None
+
+
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_tutorial(name):
-    rc, out, err = run_script(name, TUTORIALS[name], "ctorch")
+    (rc, out, err), torch_run = _both(name, TUTORIALS[name])
     assert rc == 0, out + err
     assert _lines(out) == EXPECTED[name], out + err
-
-
-@pytest.mark.parametrize("name", PROGRAMS)
-def test_tutorial_vs_torch(name):
-    if not _torch_available():
-        pytest.skip("PyTorch is not installed")
-    rc, out, err = run_script(name, TUTORIALS[name], "ctorch")
-    trc, tout, terr = run_script(name, TUTORIALS[name], "torch")
-    assert rc == 0, out + err
+    if torch_run is None:
+        return
+    trc, tout, terr = torch_run
     if name == "spawn_tensor_slices.py":
         # PyTorch 1.13 fails to start the ranks ("bad value(s) in
         # fds_to_keep") after printing the slices; ctorch runs to the end
@@ -547,10 +553,8 @@ def _close(a, b):
         assert a[k] == pytest.approx(b[k], rel=1e-5), k
 
 
-def _sgd(impl):
-    rc, out, err = run_script("sgd_driver.py", SGD_DRIVER, impl,
-                              (("dist_sgd_snippets.py",
-                                TUTORIALS["dist_sgd_snippets.py"]),))
+def _check_sgd(run):
+    rc, out, err = run
     assert rc == 0, out + err
     assert len(out.strip().split("\n")) == 20, out + err
     return _losses(out)
@@ -558,11 +562,11 @@ def _sgd(impl):
 
 def test_dist_sgd_snippets():
     """The synchronous SGD snippets: ten epochs on two ranks averaging
-    gradients with all_reduce; each rank's losses as PyTorch's."""
-    _close(_sgd("ctorch"), SGD_EXPECTED)
-
-
-def test_dist_sgd_snippets_vs_torch():
-    if not _torch_available():
-        pytest.skip("PyTorch is not installed")
-    _close(_sgd("ctorch"), _sgd("torch"))
+    gradients with all_reduce; each rank's losses as PyTorch's (recorded,
+    and from a run under PyTorch when it is installed)."""
+    ctorch_run, torch_run = _both("sgd_driver.py", SGD_DRIVER, (
+        ("dist_sgd_snippets.py", TUTORIALS["dist_sgd_snippets.py"]),))
+    losses = _check_sgd(ctorch_run)
+    _close(losses, SGD_EXPECTED)
+    if torch_run is not None:
+        _close(losses, _check_sgd(torch_run))

@@ -2,12 +2,16 @@
 
 Every rank of the world claims <base>/claim/<r> with compare_set (init
 only), sets <base>/rank/<r> and waits on all ranks' keys with the group's
-timeout, so
-init_process_group / new_group fail within the timeout naming the ranks
-that never arrived, instead of hanging in the transport.  A rank claimed by
-two processes fails at once in the second one; that process also records
-the error under <base>/abort and sets the missing rank keys, so the ranks
-already waiting wake up and raise the same error.
+timeout, so init_process_group / new_group fail within the timeout naming
+the ranks that never arrived, instead of hanging in the transport.
+
+A failure is shared through the store: the rank that sees it first (the
+first to time out, or the second process claiming a rank while ranks are
+still missing) writes the error
+under <base>/abort and sets the missing rank keys, so every rank still
+waiting wakes up at once and raises the same error.  Rank 0, the TCPStore's
+host, then waits briefly for the others to read it before it raises (its
+exit would close the store under them).
 
 The claim token names host and pid: a claim whose process is gone (a
 FileStore left by a killed run) is taken over, not reported.
@@ -59,24 +63,34 @@ def _missing(store, keys):
     return [r for r, k in enumerate(keys) if not store.check([k])]
 
 
-def _wait(store, keys, ranks, rank, base, timeout, world_size):
-    """store.wait(keys); on a timeout, a RuntimeError naming the ranks
-    (ranks[i] owns keys[i]) whose keys never appeared."""
-    try:
-        store.wait(keys, timeout)
-    except RuntimeError as e:
+_LINGER = timedelta(seconds=1)
+
+
+def _fail(store, base, rank, keys, msg):
+    """Publish `msg` as the group's failure (the first one written wins),
+    wake the waiting ranks, and raise it."""
+    abort_key = base + "/abort"
+    msg = store.compare_set(abort_key, "", msg).decode(errors="replace")
+    present = [r for r in range(len(keys)) if store.check([keys[r]])]
+    for r in range(len(keys)):
+        if r not in present:
+            store.set(keys[r], "abort")
+    if rank == 0:
+        acks = ["%s/ack/%d" % (base, r) for r in present if r != 0]
         try:
-            missing = [r for r, k in zip(ranks, keys) if not store.check([k])]
+            if acks:
+                store.wait(acks, _LINGER)
         except RuntimeError:
-            raise e from None
-        if not missing:
-            raise
-        raise RuntimeError(
-            "Timed out initializing process group in store based barrier on rank: "
+            pass
+    raise RuntimeError(msg)
+
+
+def _timeout_message(rank, base, world_size, missing, timeout):
+    return ("Timed out initializing process group in store based barrier on rank: "
             "%d, for key: %s (world_size=%d, worker_count=%d, timeout=%s): %s never "
             "joined" % (rank, base, world_size, world_size - len(missing),
                         timedelta(seconds=timeout.total_seconds()),
-                        _rank_list(missing))) from None
+                        _rank_list(missing)))
 
 
 def arrive(store, base, rank, world_size, timeout, claim):
@@ -100,15 +114,26 @@ def arrive(store, base, rank, world_size, timeout, claim):
             msg = ("init_process_group: rank %d is claimed by two processes (%s and "
                    "%s); every process needs its own rank in [0, %d)"
                    % (rank, _describe(owner), _describe(token), world_size))
-            store.set(abort_key, msg)
-            for r in _missing(store, keys):
-                store.set(keys[r], "abort")
-            raise RuntimeError(msg)
+            if not _missing(store, keys):
+                # the others can complete without this process
+                raise RuntimeError(msg)
+            _fail(store, base, -1, keys, msg)
     # a set (not compare_set, which need not wake waiters) marks the arrival
     store.set(keys[rank], "1")
-    _wait(store, keys, range(world_size), rank, base, timeout, world_size)
-    if claim and store.check([abort_key]):
-        raise RuntimeError(store.get(abort_key).decode(errors="replace"))
+    try:
+        store.wait(keys, timeout)
+    except RuntimeError as e:
+        try:
+            missing = _missing(store, keys)
+        except RuntimeError:
+            raise e from None
+        if missing:
+            _fail(store, base, rank, keys,
+                  _timeout_message(rank, base, world_size, missing, timeout))
+    if store.check([abort_key]):
+        msg = store.get(abort_key).decode(errors="replace")
+        store.set("%s/ack/%d" % (base, rank), "1")
+        raise RuntimeError(msg)
 
 
 def depart(store, base, rank, world_size, timeout):
@@ -117,7 +142,17 @@ def depart(store, base, rank, world_size, timeout):
     if rank != 0:
         store.set("%s/built/%d" % (base, rank), "1")
         return
-    ranks = range(1, world_size)
-    keys = ["%s/built/%d" % (base, r) for r in ranks]
-    if keys:
-        _wait(store, keys, ranks, rank, base, timeout, world_size)
+    keys = ["%s/built/%d" % (base, r) for r in range(1, world_size)]
+    if not keys:
+        return
+    try:
+        store.wait(keys, timeout)
+    except RuntimeError as e:
+        try:
+            missing = [r + 1 for r in _missing(store, keys)]
+        except RuntimeError:
+            raise e from None
+        if not missing:
+            raise
+        raise RuntimeError(_timeout_message(rank, base + "/built", world_size, missing,
+                                            timeout)) from None

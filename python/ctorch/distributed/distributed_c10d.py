@@ -107,6 +107,8 @@ _group_count = 0
 # init_process_group calls in this process: keeps the join keys of a
 # re-initialization apart from the last one's (Note [join check])
 _init_count = 0
+# this rank's join key of the last init_process_group (see _rendezvous)
+_last_join = []
 
 _NOT_INITIALIZED = ("Default process group has not been initialized, "
                     "please make sure to call init_process_group.")
@@ -134,7 +136,8 @@ def _check_single_tensor(param, param_name):
 
 
 def _check_tensor_list(param, param_name):
-    if not isinstance(param, list) or not all(isinstance(p, torch.Tensor) for p in param):
+    if not isinstance(param, list) or \
+            not all(isinstance(p, torch.Tensor) for p in param):
         raise RuntimeError("Invalid function argument. Expected parameter `{}` "
                            "to be of type List[torch.Tensor].".format(param_name))
 
@@ -194,7 +197,8 @@ def _done(work, async_op):
 
 def _timeout_seconds(timeout):
     if not isinstance(timeout, timedelta):
-        raise RuntimeError("Expected timeout argument to be of type" "datetime.timedelta")
+        raise RuntimeError("Expected timeout argument to be of type"
+                           "datetime.timedelta")
     return timeout.total_seconds()
 
 
@@ -262,14 +266,16 @@ def get_global_rank(group, group_rank):
 def _get_global_rank(group, rank):
     """Deprecated name of get_global_rank."""
     warnings.warn("torch.distributed.distributed_c10d._get_global_rank is deprecated "
-                  "please use torch.distributed.distributed_c10d.get_global_rank instead")
+                  "please use torch.distributed.distributed_c10d.get_global_rank "
+                  "instead")
     return get_global_rank(group, rank)
 
 
 def _get_group_rank(group, rank):
     """Deprecated name of get_group_rank."""
     warnings.warn("torch.distributed.distributed_c10d._get_group_rank is deprecated "
-                  "please use torch.distributed.distributed_c10d.get_group_rank instead")
+                  "please use torch.distributed.distributed_c10d.get_group_rank "
+                  "instead")
     return get_group_rank(group, rank)
 
 
@@ -353,11 +359,7 @@ def init_process_group(backend, init_method=None, timeout=default_pg_timeout,
         _new_process_group_helper(-1, -1, [], Backend.MPI, None,
                                   group_name=group_name, timeout=timeout)
     if store is None:
-        store, rank, world_size = next(rendezvous(init_method, rank, world_size,
-                                                  timeout=timeout))
-        store.set_timeout(timeout)
-        # keys of other users of a shared store (e.g. RPC) stay apart
-        store = PrefixStore("default_pg", store)
+        store, rank, world_size = _rendezvous(init_method, rank, world_size, timeout)
     if not 0 <= rank < world_size:
         raise ValueError("Invalid rank %d for a process group of world_size %d: "
                          "the rank must be in [0, %d)" % (rank, world_size, world_size))
@@ -366,6 +368,7 @@ def init_process_group(backend, init_method=None, timeout=default_pg_timeout,
     _init_count += 1
     base = "ctorch_join:%d:%s" % (_init_count, name)
     _join.arrive(store, base, rank, world_size, timeout, claim=True)
+    _last_join[:] = ["%s/rank/%d" % (base, rank)]
     default_pg = _new_process_group_helper(world_size, rank, [], backend, store,
                                            pg_options=pg_options, group_name=name,
                                            timeout=timeout)
@@ -374,6 +377,36 @@ def init_process_group(backend, init_method=None, timeout=default_pg_timeout,
     _backend = backend
     _default_pg_init_method = init_method
     _join.depart(store, base, rank, world_size, timeout)
+
+
+def _rendezvous(init_method, rank, world_size, timeout):
+    """(store, rank, world_size) of `init_method`, the store prefixed.
+
+    After a destroy_process_group, a rank re-initializing on the same
+    TCPStore address may reach the old store of rank 0 before rank 0 has
+    closed it: the client sees its own key of the last init there, drops
+    the connection and tries again until the new store answers.
+    """
+    deadline = time.monotonic() + timeout.total_seconds()
+    while True:
+        try:
+            raw, r, ws = next(rendezvous(init_method, rank, world_size,
+                                         timeout=timeout))
+            raw.set_timeout(timeout)
+            # keys of other users of a shared store (e.g. RPC) stay apart
+            store = PrefixStore("default_pg", raw)
+            if not (_last_join and r != 0 and isinstance(raw, _c10d.TCPStore)
+                    and store.check(_last_join)):
+                return store, r, ws
+        except RuntimeError:
+            # the old store closing under this client
+            if not _last_join or time.monotonic() > deadline:
+                raise
+        raw = store = None
+        if time.monotonic() > deadline:
+            raise RuntimeError("init_process_group: the store of %s still belongs to "
+                               "the destroyed process group" % init_method)
+        time.sleep(0.02)
 
 
 def _new_process_group_helper(group_size, group_rank, global_ranks_in_group, backend,
@@ -527,8 +560,8 @@ def new_subgroups_by_enumeration(ranks_per_subgroup_list, timeout=default_pg_tim
         my_rank = get_rank()
         for rank in ranks:
             if rank in rank_to_ranks:
-                raise ValueError("Rank {} has appeared in both subgroup {} and {}".format(
-                    rank, rank_to_ranks[rank], ranks))
+                raise ValueError("Rank {} has appeared in both subgroup {} and {}"
+                                 .format(rank, rank_to_ranks[rank], ranks))
             rank_to_ranks[rank] = ranks
             if my_rank == rank:
                 cur_subgroup = subgroup
@@ -669,7 +702,8 @@ def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
     """all_reduce of each tensor of the list (deprecated in PyTorch)."""
     warnings.warn("torch.distributed.all_reduce_coalesced will be deprecated. If you "
                   "must use it, please revisit our documentation later at "
-                  "https://pytorch.org/docs/master/distributed.html#collective-functions")
+                  "https://pytorch.org/docs/master/"
+                  "distributed.html#collective-functions")
     _check_tensor_list(tensors, "tensor")
     _ensure_all_tensors_same_dtype(tensors)
     if _rank_not_in_group(group):
@@ -735,7 +769,8 @@ def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None,
     """all_gather of each tensor of the list (deprecated in PyTorch)."""
     warnings.warn("torch.distributed.all_gather_coalesced will be deprecated. If you "
                   "must use it, please revisit our documentation later at "
-                  "https://pytorch.org/docs/master/distributed.html#collective-functions")
+                  "https://pytorch.org/docs/master/"
+                  "distributed.html#collective-functions")
     if _rank_not_in_group(group):
         _warn_not_in_group("all_gather_coalesced")
         return
@@ -929,11 +964,12 @@ def monitored_barrier(group=GroupMember.WORLD, timeout=None, wait_all_ranks=Fals
     failed = []
     for r, work in recvs:
         try:
-            work.wait(max(seconds - (time.monotonic() - start), 0.0))
+            work.wait(max(seconds - (time.monotonic() - start), 0.001))
         except RuntimeError as e:
             if not wait_all_ranks:
-                raise RuntimeError(f"[Rank 0]: Rank {r} failed to pass monitoredBarrier "
-                                   f"in {ms} ms\n Original exception: \n{e}") from None
+                raise RuntimeError(f"[Rank 0]: Rank {r} failed to pass "
+                                   f"monitoredBarrier in {ms} ms\n Original "
+                                   f"exception: \n{e}") from None
             failed.append(r)
     if failed:
         raise RuntimeError("[Rank 0]: Ranks %s failed to pass monitoredBarrier in %d ms"
@@ -1032,7 +1068,8 @@ def broadcast_object_list(object_list, src=0, group=None, device=None):
     if my_rank != src:
         offset = 0
         for i, size in enumerate(object_sizes_tensor.tolist()):
-            object_list[i] = _tensor_to_object(object_tensor[offset:offset + size], size)
+            object_list[i] = _tensor_to_object(object_tensor[offset:offset + size],
+                                               size)
             offset += size
 
 
