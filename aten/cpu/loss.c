@@ -701,8 +701,7 @@ nll_check(bool spatial, const ct_tensor *input, const ct_tensor *target,
     return 0;
 }
 
-/* The targets as int64 (a new contiguous tensor) and the weights as
- * doubles (NULL when weight is NULL; free() it). */
+/* The targets as int64: a new contiguous tensor. */
 static ct_tensor *
 nll_targets(const ct_tensor *target)
 {
@@ -712,29 +711,19 @@ nll_targets(const ct_tensor *target)
     return c;
 }
 
-static double *
-nll_weights(const ct_tensor *weight, int64_t C)
+/* t (NULL stays NULL) as a contiguous tensor of dtype dt: a new reference
+ * in *out; -1 on error. */
+static int
+nll_operand(const ct_tensor *t, ct_dtype dt, ct_tensor **out)
 {
-    double *w = malloc(sizeof(double) * (size_t)(C > 0 ? C : 1));
-    if (w == NULL) {
-        ct_error(CT_ERR_NOMEM, "out of memory in nll_loss");
-        return NULL;
+    *out = NULL;
+    if (t == NULL) {
+        return 0;
     }
-    if (weight == NULL) {
-        for (int64_t c = 0; c < C; c++) {
-            w[c] = 1;
-        }
-        return w;
-    }
-    ct_tensor *wc = ct_contiguous(weight);
-    if (wc == NULL) {
-        free(w);
-        return NULL;
-    }
-    ct__reduce_read_f64(wc->dtype, ct_tensor_data(wc),
-                        (int64_t)ct_dtype_itemsize(wc->dtype), C, w);
-    ct_tensor_decref(wc);
-    return w;
+    ct_tensor *c = ct_to_dtype(t, dt, false);
+    *out = c != NULL ? ct_contiguous(c) : NULL;
+    ct_tensor_decref(c);
+    return *out != NULL ? 0 : -1;
 }
 
 static int
@@ -743,86 +732,195 @@ target_error(int64_t t)
     return ct_error(CT_ERR_INDEX, "Target %lld is out of bounds.", (long long)t);
 }
 
+/* Note [NLL sums]
+ * torch 1.13 reduces in the input's dtype with a cascade of 8 partial
+ * sums: loss element i (in target order) is added to level 0, then, while
+ * the level_power bits of i that belong to level k are all zero, level k
+ * is added into level k + 1 and cleared (an ignored element skips both);
+ * the levels are finally added in order, and a mean divides by the total
+ * weight summed the same way (the count of kept elements without weight).
+ * level_power is max(4, ceil(log2 count) / 8).  bfloat16 rounds after
+ * every operation, as its C++ operators do.  The backward computes
+ * -(g / total_weight) * weight[t] in the dtype too. */
+typedef struct {
+    nll_geom g;
+    const char *in, *w, *grad;      /* w: NULL without weight */
+    const int64_t *tp;
+    int64_t ignore;
+    bool none, mean;                /* none: one value per element */
+    char *out, *tw;                 /* forward: the loss(es) and total weight */
+    const char *twin;               /* backward: the total weight */
+} nll_job;
+
+typedef int (*nll_fn)(const nll_job *j);
+
+static int64_t
+nll_level_power(int64_t count)
+{
+    int64_t ceil_log2 = count <= 2 ? 1 : 64 - __builtin_clzll((uint64_t)(count - 1));
+    return ceil_log2 / 8 > 4 ? ceil_log2 / 8 : 4;
+}
+
+/* Element i's offset in the (N, C, S) input for class t. */
+static inline int64_t
+nll_at(const nll_geom *g, int64_t i, int64_t t)
+{
+    return (i / g->S * g->C + t) * g->S + i % g->S;
+}
+
+#define NLL_LOOPS(E, T, SN, A)                                                   \
+    static inline A nll_round_##SN(A v)                                          \
+    {                                                                           \
+        T t;                                                                    \
+        ct__store_##SN(&t, v);                                                   \
+        return ct__load_##SN(&t);                                                \
+    }                                                                           \
+    static int nll_fwd_##SN(const nll_job *j)                                    \
+    {                                                                           \
+        const T *in = (const T *)j->in, *w = (const T *)j->w;                   \
+        int64_t nelem = j->g.N * j->g.S, ignored = 0;                           \
+        if (j->none) {                                                          \
+            T *o = (T *)j->out;                                                 \
+            for (int64_t i = 0; i < nelem; i++) {                               \
+                int64_t t = j->tp[i];                                           \
+                if (t == j->ignore) {                                           \
+                    ct__store_##SN(o + i, (A)0);                                 \
+                    continue;                                                   \
+                }                                                               \
+                if (t < 0 || t >= j->g.C) {                                     \
+                    return target_error(t);                                     \
+                }                                                               \
+                A x = ct__load_##SN(in + nll_at(&j->g, i, t));                   \
+                ct__store_##SN(o + i, -x * (w ? ct__load_##SN(w + t) : (A)1));    \
+            }                                                                   \
+            return 0;                                                           \
+        }                                                                       \
+        A loss[8] = {0}, wsum[8] = {0};                                         \
+        int64_t lp = nll_level_power(nelem), mask = ((int64_t)1 << lp) - 1;     \
+        for (int64_t i = 0; i < nelem; i++) {                                   \
+            int64_t t = j->tp[i];                                               \
+            if (t == j->ignore) {                                               \
+                ignored++;                                                      \
+                continue;                                                       \
+            }                                                                   \
+            if (t < 0 || t >= j->g.C) {                                         \
+                return target_error(t);                                         \
+            }                                                                   \
+            A x = ct__load_##SN(in + nll_at(&j->g, i, t));                       \
+            if (w != NULL) {                                                    \
+                A wt = ct__load_##SN(w + t);                                     \
+                loss[0] = nll_round_##SN(loss[0] - nll_round_##SN(x * wt));       \
+                wsum[0] = nll_round_##SN(wsum[0] + wt);                          \
+            }                                                                   \
+            else {                                                              \
+                loss[0] = nll_round_##SN(loss[0] - x);                           \
+            }                                                                   \
+            for (int k = 0; k + 1 < 8 && (i & (mask << (k * lp))) == 0; k++) {  \
+                wsum[k + 1] = nll_round_##SN(wsum[k + 1] + wsum[k]);             \
+                loss[k + 1] = nll_round_##SN(loss[k + 1] + loss[k]);             \
+                wsum[k] = 0;                                                    \
+                loss[k] = 0;                                                    \
+            }                                                                   \
+        }                                                                       \
+        A tw = 0, out = 0;                                                      \
+        for (int k = 0; k < 8; k++) {                                           \
+            tw = nll_round_##SN(tw + wsum[k]);                                   \
+            out = nll_round_##SN(out + loss[k]);                                 \
+        }                                                                       \
+        if (w == NULL) {                                                        \
+            T kept = ct__##SN##_from_i64(nelem - ignored);                      \
+            tw = ct__load_##SN(&kept);                                          \
+        }                                                                       \
+        ct__store_##SN((T *)j->out, j->mean ? out / tw : out);                   \
+        ct__store_##SN((T *)j->tw, tw);                                          \
+        return 0;                                                               \
+    }                                                                           \
+    static int nll_bwd_##SN(const nll_job *j)                                    \
+    {                                                                           \
+        const T *w = (const T *)j->w, *g = (const T *)j->grad;                  \
+        T *gi = (T *)j->out;                                                    \
+        int64_t nelem = j->g.N * j->g.S;                                        \
+        A g0 = 0;                                                               \
+        if (!j->none) {                                                         \
+            A tw = ct__load_##SN((const T *)j->twin);                            \
+            g0 = ct__load_##SN(g);                                               \
+            g0 = -(j->mean ? nll_round_##SN(g0 / tw) : g0);                      \
+        }                                                                       \
+        for (int64_t i = 0; i < nelem; i++) {                                   \
+            int64_t t = j->tp[i];                                               \
+            if (t == j->ignore) {                                               \
+                continue;                                                       \
+            }                                                                   \
+            if (t < 0 || t >= j->g.C) {                                         \
+                return target_error(t);                                         \
+            }                                                                   \
+            A wt = w ? ct__load_##SN(w + t) : (A)1;                              \
+            A v = j->none ? -wt * ct__load_##SN(g + i) : w ? wt * g0 : g0;       \
+            ct__store_##SN(gi + nll_at(&j->g, i, t), v);                         \
+        }                                                                       \
+        return 0;                                                               \
+    }
+CT_FORALL_FLOATING_DTYPES(NLL_LOOPS)
+#undef NLL_LOOPS
+
+static const nll_fn nll_fwd_fns[CT_DTYPE_COUNT] = {
+#define X(E, T, SN, A) [E] = nll_fwd_##SN,
+    CT_FORALL_FLOATING_DTYPES(X)
+#undef X
+};
+
+static const nll_fn nll_bwd_fns[CT_DTYPE_COUNT] = {
+#define X(E, T, SN, A) [E] = nll_bwd_##SN,
+    CT_FORALL_FLOATING_DTYPES(X)
+#undef X
+};
+
 static int
 nll_forward(bool spatial, const ct_tensor *input, const ct_tensor *target,
             const ct_tensor *weight, ct_reduction reduction, int64_t ignore_index,
             ct_tensor **output, ct_tensor **total_weight)
 {
-    nll_geom g;
-    ct_tensor *in = NULL, *tg = NULL, *out = NULL;
-    double *w = NULL, *vals = NULL;
+    nll_job j = {.ignore = ignore_index, .mean = reduction == CT_REDUCTION_MEAN};
+    ct_tensor *in = NULL, *tg = NULL, *w = NULL, *out = NULL, *tw = NULL;
     int rc = -1;
 
     *output = NULL;
     *total_weight = NULL;
-    if (nll_check(spatial, input, target, weight, &g) < 0) {
+    if (nll_check(spatial, input, target, weight, &j.g) < 0) {
         return -1;
     }
-    int64_t nelem = g.N * g.S;
+    ct_dtype dt = input->dtype;
+    /* torch's per-element path: a batch (N, C) or spatial input */
+    j.none = reduction == CT_REDUCTION_NONE && (spatial || input->ndim == 2);
     if ((in = ct_contiguous(input)) == NULL || (tg = nll_targets(target)) == NULL ||
-        (w = nll_weights(weight, g.C)) == NULL) {
+        nll_operand(weight, dt, &w) < 0) {
         goto done;
     }
-    bool none = reduction == CT_REDUCTION_NONE;
-    if (none) {
-        /* (N), () or (N, H, W): the target's shape */
-        out = ct_empty(target->ndim, target->sizes, input->dtype, ct_device_cpu());
-        vals = malloc(sizeof(double) * (size_t)(nelem > 0 ? nelem : 1));
-        if (out == NULL || vals == NULL) {
-            if (vals == NULL) {
-                ct_error(CT_ERR_NOMEM, "out of memory in nll_loss");
-            }
-            goto done;
-        }
+    /* (N), () or (N, H, W): the target's shape; a scalar when reduced */
+    bool per_elem = reduction == CT_REDUCTION_NONE;
+    if ((out = ct_empty(per_elem ? target->ndim : 0, target->sizes, dt,
+                        ct_device_cpu())) == NULL ||
+        (tw = ct_zeros(0, NULL, dt)) == NULL) {
+        goto done;
     }
-    const int64_t *tp = (const int64_t *)ct_tensor_data(tg);
-    const char *ip = ct_tensor_data(in);
-    int64_t z = (int64_t)ct_dtype_itemsize(in->dtype);
-    double sum = 0, tw = 0;
-    for (int64_t n = 0; n < g.N; n++) {
-        for (int64_t s = 0; s < g.S; s++) {
-            int64_t t = tp[n * g.S + s];
-            double v = 0;
-            if (t != ignore_index) {
-                if (t < 0 || t >= g.C) {
-                    target_error(t);
-                    goto done;
-                }
-                double x;
-                ct__reduce_read_f64(in->dtype, ip + ((n * g.C + t) * g.S + s) * z, z, 1,
-                                    &x);
-                v = -x * w[t];
-                tw += w[t];
-            }
-            if (none) {
-                vals[n * g.S + s] = v;
-            }
-            sum += v;
-        }
+    j.in = ct_tensor_data(in);
+    j.w = w != NULL ? ct_tensor_data(w) : NULL;
+    j.tp = (const int64_t *)ct_tensor_data(tg);
+    j.out = ct_tensor_data(out);
+    j.tw = ct_tensor_data(tw);
+    if (nll_fwd_fns[dt](&j) < 0) {
+        goto done;
     }
-    if (none) {
-        ct__write_converted(out->dtype, ct_tensor_data(out), z, nelem, vals, true);
-    }
-    else {
-        double v = reduction == CT_REDUCTION_MEAN ? sum / tw : sum;
-        out = ct_full(0, NULL, ct_scalar_float(v), input->dtype);
-    }
-    *total_weight = ct_full(0, NULL, ct_scalar_float(none ? 0 : tw), input->dtype);
-    if (out != NULL && *total_weight != NULL) {
-        *output = out;
-        out = NULL;
-        rc = 0;
-    }
-    else {
-        ct_tensor_decref(*total_weight);
-        *total_weight = NULL;
-    }
+    *output = out;
+    *total_weight = tw;
+    out = tw = NULL;
+    rc = 0;
 done:
     ct_tensor_decref(in);
     ct_tensor_decref(tg);
+    ct_tensor_decref(w);
     ct_tensor_decref(out);
-    free(w);
-    free(vals);
+    ct_tensor_decref(tw);
     return rc;
 }
 
@@ -850,16 +948,15 @@ ct_nll_loss_backward(const ct_tensor *grad, const ct_tensor *input,
                      ct_reduction reduction, int64_t ignore_index,
                      const ct_tensor *total_weight)
 {
-    nll_geom g;
-    ct_tensor *tg = NULL, *gc = NULL, *gi = NULL;
-    double *w = NULL;
+    nll_job j = {.ignore = ignore_index, .mean = reduction == CT_REDUCTION_MEAN};
+    ct_tensor *tg = NULL, *gc = NULL, *w = NULL, *twc = NULL, *gi = NULL;
     bool spatial = input->ndim == 4;
 
-    if (nll_check(spatial, input, target, weight, &g) < 0) {
+    if (nll_check(spatial, input, target, weight, &j.g) < 0) {
         return NULL;
     }
     bool none = reduction == CT_REDUCTION_NONE;
-    int64_t nelem = g.N * g.S;
+    int64_t nelem = j.g.N * j.g.S;
     if (none && grad->numel != nelem) {
         char b1[256];
         ct_error(CT_ERR_RUNTIME, "Expected a tensor of %lld elements for grad_output, "
@@ -870,57 +967,35 @@ ct_nll_loss_backward(const ct_tensor *grad, const ct_tensor *input,
         ct_error(CT_ERR_RUNTIME, "grad_output must be a one-element tensor");
         return NULL;
     }
-    double tw = 1;
-    if (reduction == CT_REDUCTION_MEAN) {
-        ct_scalar s;
-        if (ct_tensor_item(total_weight, &s) < 0) {
-            return NULL;
-        }
-        tw = ct_scalar_to_double(s);
-    }
-    if ((tg = nll_targets(target)) == NULL || (w = nll_weights(weight, g.C)) == NULL ||
-        (gc = ct_contiguous(grad)) == NULL ||
-        (gi = ct_zeros(input->ndim, input->sizes, input->dtype)) == NULL) {
+    ct_dtype dt = input->dtype;
+    j.none = none;
+    if ((tg = nll_targets(target)) == NULL || nll_operand(weight, dt, &w) < 0 ||
+        nll_operand(grad, dt, &gc) < 0 || nll_operand(total_weight, dt, &twc) < 0 ||
+        (gi = ct_zeros(input->ndim, input->sizes, dt)) == NULL) {
         goto fail;
     }
-    const int64_t *tp = (const int64_t *)ct_tensor_data(tg);
-    char *op = ct_tensor_data(gi);
-    const char *gp = ct_tensor_data(gc);
-    int64_t z = (int64_t)ct_dtype_itemsize(input->dtype);
-    int64_t gz = (int64_t)ct_dtype_itemsize(grad->dtype);
-    double g0 = 0;
-    if (!none) {
-        ct__reduce_read_f64(gc->dtype, gp, gz, 1, &g0);
-        g0 = -(reduction == CT_REDUCTION_MEAN ? g0 / tw : g0);
+    j.tp = (const int64_t *)ct_tensor_data(tg);
+    j.w = w != NULL ? ct_tensor_data(w) : NULL;
+    j.grad = ct_tensor_data(gc);
+    j.twin = twc != NULL ? ct_tensor_data(twc) : NULL;
+    j.out = ct_tensor_data(gi);
+    if (!none && j.mean && twc == NULL) {
+        ct_error(CT_ERR_RUNTIME, "nll_loss_backward: total_weight is required");
+        goto fail;
     }
-    for (int64_t n = 0; n < g.N; n++) {
-        for (int64_t s = 0; s < g.S; s++) {
-            int64_t t = tp[n * g.S + s];
-            if (t == ignore_index) {
-                continue;
-            }
-            if (t < 0 || t >= g.C) {
-                target_error(t);
-                goto fail;
-            }
-            double gv = g0;
-            if (none) {
-                ct__reduce_read_f64(gc->dtype, gp + (n * g.S + s) * gz, gz, 1, &gv);
-                gv = -gv;
-            }
-            double v = w[t] * gv;
-            ct__write_converted(gi->dtype, op + ((n * g.C + t) * g.S + s) * z, z, 1, &v,
-                                true);
-        }
+    if (nll_bwd_fns[dt](&j) < 0) {
+        goto fail;
     }
     ct_tensor_decref(tg);
     ct_tensor_decref(gc);
-    free(w);
+    ct_tensor_decref(w);
+    ct_tensor_decref(twc);
     return gi;
 fail:
     ct_tensor_decref(tg);
     ct_tensor_decref(gc);
+    ct_tensor_decref(w);
+    ct_tensor_decref(twc);
     ct_tensor_decref(gi);
-    free(w);
     return NULL;
 }

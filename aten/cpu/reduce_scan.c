@@ -1,6 +1,7 @@
 /* aten/cpu/reduce_scan.c -- ops along one dim that see a whole line at a
  * time: cumsum, cumprod, cummax, cummin, softmax, log_softmax (a result
- * per element) and median, mode (a result per line).
+ * per element) and median, mode (a result per line).  softmax and
+ * log_softmax are checked here and computed by aten/cpu/softmax.c.
  *
  * Note [Line engine]
  * The input is viewed as lines along `dim`; each line is read into a
@@ -17,6 +18,7 @@
 
 #include "aten/cpu/cpu_impl.h"
 #include "aten/cpu/reduce_impl.h"
+#include "aten/cpu/softmax_impl.h"
 #include "aten/cpu/sort_impl.h"
 #include "aten/parallel.h"
 
@@ -189,40 +191,6 @@ line_offsets(const sjob *j, int64_t l, int64_t *ioff, int64_t *ooff)
     *ooff = oo * zo;
 }
 
-/* softmax / log_softmax of one line, in chunks: the max, the sum of
- * exp(v - max), then the results (floating only). */
-static void
-line_softmax(const sjob *j, const char *src, int64_t ist, char *dst, int64_t ost)
-{
-    double buf[CHUNK];
-    double m = -INFINITY, s = 0;
-    int64_t n = j->n;
-    bool logsm = j->op == CT_SCAN_LOG_SOFTMAX;
-    for (int64_t k0 = 0; k0 < n; k0 += CHUNK) {
-        int64_t c = n - k0 < CHUNK ? n - k0 : CHUNK;
-        ct__reduce_read_f64(j->in->dtype, src + k0 * ist, ist, c, buf);
-        for (int64_t k = 0; k < c; k++) {
-            m = buf[k] > m ? buf[k] : m;
-        }
-    }
-    for (int64_t k0 = 0; k0 < n; k0 += CHUNK) {
-        int64_t c = n - k0 < CHUNK ? n - k0 : CHUNK;
-        ct__reduce_read_f64(j->in->dtype, src + k0 * ist, ist, c, buf);
-        for (int64_t k = 0; k < c; k++) {
-            s += exp(buf[k] - m);
-        }
-    }
-    double ls = log(s);
-    for (int64_t k0 = 0; k0 < n; k0 += CHUNK) {
-        int64_t c = n - k0 < CHUNK ? n - k0 : CHUNK;
-        ct__reduce_read_f64(j->in->dtype, src + k0 * ist, ist, c, buf);
-        for (int64_t k = 0; k < c; k++) {
-            buf[k] = logsm ? buf[k] - m - ls : exp(buf[k] - m) / s;
-        }
-        ct__write_converted(j->out->dtype, dst + k0 * ost, ost, c, buf, true);
-    }
-}
-
 /* A cumulative op over one line, in chunks. */
 static void
 line_cum(const sjob *j, const char *src, int64_t ist, char *dst, int64_t ost,
@@ -281,10 +249,6 @@ scan_part(void *ctx, int tid, int nthreads)
         int64_t ioff, ooff;
         line_offsets(j, l, &ioff, &ooff);
         char *xdst = xb ? xb + ooff / zo * 8 : NULL;
-        if (j->op == CT_SCAN_SOFTMAX || j->op == CT_SCAN_LOG_SOFTMAX) {
-            line_softmax(j, ib + ioff, ist, ob + ooff, ost);
-            continue;
-        }
         if (!j->per_line) {
             line_cum(j, ib + ioff, ist, ob + ooff, ost, xdst, xst);
             continue;
@@ -361,6 +325,14 @@ ct_scan(ct_scan_op op, const ct_tensor *t, int64_t dim, bool keepdim, ct_dtype d
                  last ? name : "softmax", last ? "_lastdim" : "",
                  ct_dtype_table[cdt].legacy);
         return NULL;
+    }
+    if (op == CT_SCAN_SOFTMAX || op == CT_SCAN_LOG_SOFTMAX) {
+        if ((in = ct_to_dtype(t, cdt, false)) == NULL) {
+            return NULL;
+        }
+        out = ct__softmax(in, d, op == CT_SCAN_LOG_SOFTMAX);
+        ct_tensor_decref(in);
+        return out;
     }
     int64_t n = t->ndim ? t->sizes[d] : 1;
     if (per_line && n == 0 && t->ndim > 0) {

@@ -78,21 +78,31 @@ static const ct_node_type scalar_types[2] = {
     {"DivBackward1", scalar_apply, NULL},
 };
 
+/* torch's formula is grad * (or /) scalar_to_tensor(s): a 0-dim double
+ * tensor (int64 for an integral s) that is no wrapped number, so a 0-dim
+ * grad computes in double (a float s) before the cast back to the
+ * input's dtype. */
 static int
 scalar_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
 {
     bool div = n->type == &scalar_types[1];
-    go[0] = ag_to_input(n, 0, ag_mul_s(gi[0], div ? 1 / n->d[0] : n->d[0]));
+    ct_scalar s = n->s[0];
+    ct_tensor *k = ct_full(0, NULL, s, s.kind == CT_SCALAR_FLOAT ? CT_DTYPE_FLOAT64
+                                                                 : CT_DTYPE_INT64);
+    ct_tensor *r = k == NULL ? NULL : div ? ctag_div(gi[0], k) : ctag_mul(gi[0], k);
+    ct_tensor_decref(k);
+    go[0] = ag_to_input(n, 0, r);
     return go[0] != NULL ? 0 : -1;
 }
 
-/* t * s (div: t / s) for a C number s, recorded as torch's Scalar
- * overload. */
+/* t * s (div: t / s) for a C number s (int or float), recorded as torch's
+ * Scalar overload. */
 static ct_tensor *
-scalar_op(const ct_tensor *t, double s, bool div)
+scalar_op(const ct_tensor *t, ct_scalar s, bool div)
 {
     AG_NULL_IF_ANY(t);
-    ct_tensor *k = ag_scalar(s);
+    double v = s.kind == CT_SCALAR_FLOAT ? s.v.d : (double)s.v.i;
+    ct_tensor *k = ag_scalar(v);
     ct_tensor *r = k != NULL ? (div ? ct_div(t, k) : ct_mul(t, k)) : NULL;
     ct_tensor_decref(k);
     if (r != NULL && floating(r->dtype) && ct_any_requires_grad(1, &t)) {
@@ -102,7 +112,7 @@ scalar_op(const ct_tensor *t, double s, bool div)
             return NULL;
         }
         ag_save_meta(n, 0, t);
-        n->d[0] = s;
+        n->s[0] = s;
     }
     return r;
 }
@@ -522,7 +532,7 @@ ce_prob_target(ag_frame *f, const ct_tensor *self, const ct_tensor *target,
             return NULL;
         }
         /* target * (1 - ls) + ls / n_classes */
-        ct_tensor *m = ag_tmp(f, scalar_op(target, 1 - ls, false));
+        ct_tensor *m = ag_tmp(f, scalar_op(target, ct_scalar_float(1 - ls), false));
         ct_tensor *k = ag_tmp(f, ag_scalar(ls / (double)n_classes));
         tgt = m && k ? ag_tmp(f, ctag_add(m, k, ct_scalar_int(1))) : NULL;
     }
@@ -551,7 +561,7 @@ ce_prob_target(ag_frame *f, const ct_tensor *self, const ct_tensor *target,
         return ctag_fill_(s, ct_scalar_float(NAN)) < 0 ? NULL : s;
     }
     /* input.numel() / n_classes is an integer division in torch */
-    return ag_tmp(f, scalar_op(s, (double)(self->numel / n_classes), true));
+    return ag_tmp(f, scalar_op(s, ct_scalar_int(self->numel / n_classes), true));
 }
 
 /* torch's cross_entropy_loss_label_smoothing. */
@@ -606,8 +616,9 @@ ce_label_smoothing(ag_frame *f, const ct_tensor *self, const ct_tensor *target,
     if (ret == NULL) {
         return NULL;
     }
-    ct_tensor *a = ag_tmp(f, scalar_op(nll, 1 - ls, false));
-    ct_tensor *b = ag_tmp(f, scalar_op(ret, ls / (double)n_classes, false));
+    ct_tensor *a = ag_tmp(f, scalar_op(nll, ct_scalar_float(1 - ls), false));
+    ct_scalar per_class = ct_scalar_float(ls / (double)n_classes);
+    ct_tensor *b = ag_tmp(f, scalar_op(ret, per_class, false));
     return a && b ? ag_tmp(f, ctag_add(a, b, ct_scalar_int(1))) : NULL;
 }
 

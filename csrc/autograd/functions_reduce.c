@@ -867,7 +867,9 @@ cummax_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
 }
 
 /* softmax: y * (g - sum(g * y)); log_softmax: g - exp(y) * sum(g), the
- * sums along dim (y the saved result). */
+ * sums along dim (y the saved result).  torch's fused kernel
+ * (ct_softmax_backward_data, with its rounding) unless create_graph needs
+ * a history: then the same formula in ctag_ ops. */
 static int
 softmax_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
 {
@@ -876,8 +878,14 @@ softmax_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
     int nd = n->ndim[0] > 0;     /* a 0-dim input sums over everything */
     ct_tensor *g = gi[0], *r = NULL;
     ct_tensor *y = ag_tmp(&f, ct_node_unpack(n, 0));
+    bool log = n->type == &scan_types[CT_SCAN_LOG_SOFTMAX];
+    bool graph = ct_grad_enabled() && (ct_requires_grad(g) ||
+                                       (y != NULL && ct_requires_grad(y)));
 
-    if (y != NULL && n->type == &scan_types[CT_SCAN_SOFTMAX]) {
+    if (y != NULL && !graph && g->dtype == y->dtype) {
+        r = ag_tmp(&f, ct_softmax_backward_data(g, y, dim, log));
+    }
+    else if (y != NULL && !log) {
         ct_tensor *s = ag_tmp(&f, ctag_sum(ag_tmp(&f, ctag_mul(g, y)), nd, &dim, true,
                                            CT_DTYPE_COUNT));
         r = ag_tmp(&f, ctag_mul(y, ag_tmp(&f, ctag_sub(g, s, ct_scalar_int(1)))));

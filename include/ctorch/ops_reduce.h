@@ -133,6 +133,11 @@ int ct_cummin(const ct_tensor *t, int64_t dim, ct_tensor **values,
               ct_tensor **indices);
 ct_tensor *ct_softmax(const ct_tensor *t, int64_t dim, ct_dtype dtype);
 ct_tensor *ct_log_softmax(const ct_tensor *t, int64_t dim, ct_dtype dtype);
+/* torch's _softmax_backward_data / _log_softmax_backward_data (log): the
+ * input gradient from grad and the forward's output (same shape and
+ * dtype) along dim (aten/cpu/softmax.c). */
+ct_tensor *ct_softmax_backward_data(const ct_tensor *grad, const ct_tensor *output,
+                                    int64_t dim, bool log);
 /* Lower median of all elements (NaN if any is NaN); nanmedian: of the
  * non-NaN ones (NaN if all are).  The _dim forms and mode return torch
  * 1.13's index among equal values (Note [libstdc++ order]). */

@@ -6,6 +6,7 @@ by side with torch in float32 and float64."""
 import gc
 import math
 import os
+import platform
 import random
 import sys
 import warnings
@@ -506,3 +507,211 @@ def test_random_vs_torch(seed, dtype, torch_ref):
     rel, ab = (2e-5, 2e-6) if dtype == "float32" else (1e-10, 1e-12)
     close(c[1], t[1], rel, ab)
     close(c[2], t[2], rel * 10, ab)
+
+
+# --- bit for bit with torch (Note [NLL sums] in aten/cpu/loss.c) --------------------
+
+def test_nll_cascade_sum_values():
+    """torch sums the losses in float32 with a cascade of partial sums; a
+    double sum rounds differently (169.307602, 2.64543128)."""
+    ctorch.manual_seed(0)
+    x = F.log_softmax(ctorch.randn(64, 10), 1)
+    y = ctorch.randint(0, 10, (64,))
+    assert F.nll_loss(x, y, reduction="sum").item() == 169.3076171875
+    assert F.nll_loss(x, y).item() == 2.6454315185546875
+    w = ctorch.linspace(0.5, 2, 10)
+    assert F.nll_loss(x, y, weight=w).item() == 2.604212760925293
+    assert F.nll_loss(x, y, weight=w, ignore_index=3, reduction="sum").item() == \
+        183.1903533935547
+
+
+# (function, input shape, weighted, ignore_index, reduction, dtype): batches
+# past one and two levels of the cascade (16, 256, 4096 elements), a
+# sample without a batch dim and the 2-D (N, C, H, W) form
+BITS_SHAPES = [(64, 10), (1000, 7), (5000, 3), (7,), (3, 5, 4, 6), (2, 3, 40, 50)]
+BITS_VARIANTS = [(False, -100, "mean"), (True, -100, "sum"), (True, 1, "mean"),
+                 (False, 1, "none"), (True, 1, "none"), (False, 1, "sum")]
+BITS_CASES = [(fn, shape, w, ig, red, "float32") for fn in ("nll_loss", "cross_entropy")
+              for shape in BITS_SHAPES for (w, ig, red) in BITS_VARIANTS]
+BITS_CASES += [(fn, shape, True, 1, red, "float64")
+               for fn in ("nll_loss", "cross_entropy")
+               for shape in [(1000, 7), (3, 5, 4, 6)] for red in REDS]
+
+
+def _bits_run(m, case):
+    """(loss, input gradient) from torch's generator: the input 2 randn (a
+    log_softmax of it for nll_loss), targets randint, weights rand + 0.5,
+    the backward of a randn gradient."""
+    fn, shape, weighted, ignore, red, dtype = case
+    dt = getattr(m, dtype)
+    m.manual_seed(len(shape) * 1000 + shape[0])
+    x = (m.randn(*shape, dtype=dt) * 2).requires_grad_()
+    c = shape[1] if len(shape) > 1 else shape[0]
+    t = m.randint(0, c, (shape[0],) + tuple(shape[2:]) if len(shape) > 1 else ())
+    w = m.rand(c, dtype=dt) + 0.5 if weighted else None
+    inp = m.log_softmax(x, 1 if len(shape) > 1 else 0) if fn == "nll_loss" else x
+    out = getattr(m.nn.functional, fn)(inp, t, weight=w, ignore_index=ignore,
+                                       reduction=red)
+    out.backward(m.randn(tuple(out.shape), dtype=dt))
+    return out.detach(), x.grad
+
+
+def _bits_key(case):
+    fn, shape, w, ig, red, dtype = case
+    return "%s %s%s ignore=%d %s %s" % (fn, "x".join(map(str, shape)),
+                                        " weight" if w else "", ig, red, dtype)
+
+
+def _bits_digest(out, gx):
+    import hashlib
+    return hashlib.sha256(out.numpy().tobytes() + gx.numpy().tobytes()).hexdigest()[:16]
+
+
+# recorded from torch 1.13: python tests/py/test_nn_loss.py --record-bits
+BITS_RECORDED = {
+    'nll_loss 64x10 ignore=-100 mean float32': 'eebd828c42213bbe',
+    'nll_loss 64x10 weight ignore=-100 sum float32': '6d7d9dc3c991dd82',
+    'nll_loss 64x10 weight ignore=1 mean float32': '9bf9cb25421c49db',
+    'nll_loss 64x10 ignore=1 none float32': '62d27ad0eb8a496b',
+    'nll_loss 64x10 weight ignore=1 none float32': '3f1413a6f36da884',
+    'nll_loss 64x10 ignore=1 sum float32': '68a10152ed71ef5b',
+    'nll_loss 1000x7 ignore=-100 mean float32': '9db52b3fc1ebc04f',
+    'nll_loss 1000x7 weight ignore=-100 sum float32': '54852b776cd6ec92',
+    'nll_loss 1000x7 weight ignore=1 mean float32': '1f9dd1d799ab481c',
+    'nll_loss 1000x7 ignore=1 none float32': 'c147ea33e6a2f709',
+    'nll_loss 1000x7 weight ignore=1 none float32': 'ffead9f4b9acd392',
+    'nll_loss 1000x7 ignore=1 sum float32': '5a54888c0b1947fc',
+    'nll_loss 5000x3 ignore=-100 mean float32': 'f2073a9013d2761e',
+    'nll_loss 5000x3 weight ignore=-100 sum float32': '1c43a06813d01ff0',
+    'nll_loss 5000x3 weight ignore=1 mean float32': '97a5c4554f320b33',
+    'nll_loss 5000x3 ignore=1 none float32': '89f6d9f987204d2e',
+    'nll_loss 5000x3 weight ignore=1 none float32': '8f25ce883db7fd7a',
+    'nll_loss 5000x3 ignore=1 sum float32': 'a2a132639130b41b',
+    'nll_loss 7 ignore=-100 mean float32': '75c5f17143144b9f',
+    'nll_loss 7 weight ignore=-100 sum float32': '3ece53e1560405fe',
+    'nll_loss 7 weight ignore=1 mean float32': '75c5f17143144b9f',
+    'nll_loss 7 ignore=1 none float32': '75c5f17143144b9f',
+    'nll_loss 7 weight ignore=1 none float32': '3ece53e1560405fe',
+    'nll_loss 7 ignore=1 sum float32': '75c5f17143144b9f',
+    'nll_loss 3x5x4x6 ignore=-100 mean float32': '4550816192edc3ea',
+    'nll_loss 3x5x4x6 weight ignore=-100 sum float32': 'abe53aa03fba52c0',
+    'nll_loss 3x5x4x6 weight ignore=1 mean float32': 'eb83fbff12081498',
+    'nll_loss 3x5x4x6 ignore=1 none float32': 'e7a25a9fed00688b',
+    'nll_loss 3x5x4x6 weight ignore=1 none float32': 'aa78319b014b8d2f',
+    'nll_loss 3x5x4x6 ignore=1 sum float32': '282cfdad98b3e364',
+    'nll_loss 2x3x40x50 ignore=-100 mean float32': '60897e538c28c85d',
+    'nll_loss 2x3x40x50 weight ignore=-100 sum float32': '193cb8b6b04482f1',
+    'nll_loss 2x3x40x50 weight ignore=1 mean float32': '49dd8fb1e2e66c2c',
+    'nll_loss 2x3x40x50 ignore=1 none float32': '4b1379a5d7466190',
+    'nll_loss 2x3x40x50 weight ignore=1 none float32': '42ac2ece849677a9',
+    'nll_loss 2x3x40x50 ignore=1 sum float32': '0a53a13d30cfa130',
+    'cross_entropy 64x10 ignore=-100 mean float32': 'eebd828c42213bbe',
+    'cross_entropy 64x10 weight ignore=-100 sum float32': '6d7d9dc3c991dd82',
+    'cross_entropy 64x10 weight ignore=1 mean float32': '9bf9cb25421c49db',
+    'cross_entropy 64x10 ignore=1 none float32': '62d27ad0eb8a496b',
+    'cross_entropy 64x10 weight ignore=1 none float32': '3f1413a6f36da884',
+    'cross_entropy 64x10 ignore=1 sum float32': '68a10152ed71ef5b',
+    'cross_entropy 1000x7 ignore=-100 mean float32': '9db52b3fc1ebc04f',
+    'cross_entropy 1000x7 weight ignore=-100 sum float32': '54852b776cd6ec92',
+    'cross_entropy 1000x7 weight ignore=1 mean float32': '1f9dd1d799ab481c',
+    'cross_entropy 1000x7 ignore=1 none float32': 'c147ea33e6a2f709',
+    'cross_entropy 1000x7 weight ignore=1 none float32': 'ffead9f4b9acd392',
+    'cross_entropy 1000x7 ignore=1 sum float32': '5a54888c0b1947fc',
+    'cross_entropy 5000x3 ignore=-100 mean float32': 'f2073a9013d2761e',
+    'cross_entropy 5000x3 weight ignore=-100 sum float32': '1c43a06813d01ff0',
+    'cross_entropy 5000x3 weight ignore=1 mean float32': '97a5c4554f320b33',
+    'cross_entropy 5000x3 ignore=1 none float32': '89f6d9f987204d2e',
+    'cross_entropy 5000x3 weight ignore=1 none float32': '8f25ce883db7fd7a',
+    'cross_entropy 5000x3 ignore=1 sum float32': 'a2a132639130b41b',
+    'cross_entropy 7 ignore=-100 mean float32': '75c5f17143144b9f',
+    'cross_entropy 7 weight ignore=-100 sum float32': '3ece53e1560405fe',
+    'cross_entropy 7 weight ignore=1 mean float32': '75c5f17143144b9f',
+    'cross_entropy 7 ignore=1 none float32': '75c5f17143144b9f',
+    'cross_entropy 7 weight ignore=1 none float32': '3ece53e1560405fe',
+    'cross_entropy 7 ignore=1 sum float32': '75c5f17143144b9f',
+    'cross_entropy 3x5x4x6 ignore=-100 mean float32': '4550816192edc3ea',
+    'cross_entropy 3x5x4x6 weight ignore=-100 sum float32': 'abe53aa03fba52c0',
+    'cross_entropy 3x5x4x6 weight ignore=1 mean float32': 'eb83fbff12081498',
+    'cross_entropy 3x5x4x6 ignore=1 none float32': 'e7a25a9fed00688b',
+    'cross_entropy 3x5x4x6 weight ignore=1 none float32': 'aa78319b014b8d2f',
+    'cross_entropy 3x5x4x6 ignore=1 sum float32': '282cfdad98b3e364',
+    'cross_entropy 2x3x40x50 ignore=-100 mean float32': '60897e538c28c85d',
+    'cross_entropy 2x3x40x50 weight ignore=-100 sum float32': '193cb8b6b04482f1',
+    'cross_entropy 2x3x40x50 weight ignore=1 mean float32': '49dd8fb1e2e66c2c',
+    'cross_entropy 2x3x40x50 ignore=1 none float32': '4b1379a5d7466190',
+    'cross_entropy 2x3x40x50 weight ignore=1 none float32': '42ac2ece849677a9',
+    'cross_entropy 2x3x40x50 ignore=1 sum float32': '0a53a13d30cfa130',
+    'nll_loss 1000x7 weight ignore=1 none float64': '9757954b4de61fa8',
+    'nll_loss 1000x7 weight ignore=1 mean float64': '198fbc2b4ab95a64',
+    'nll_loss 1000x7 weight ignore=1 sum float64': '7beda3454339f323',
+    'nll_loss 3x5x4x6 weight ignore=1 none float64': '443fea5df865dceb',
+    'nll_loss 3x5x4x6 weight ignore=1 mean float64': 'ce2f99decc87fedb',
+    'nll_loss 3x5x4x6 weight ignore=1 sum float64': '1aa523c6b0ea08e0',
+    'cross_entropy 1000x7 weight ignore=1 none float64': '9757954b4de61fa8',
+    'cross_entropy 1000x7 weight ignore=1 mean float64': '198fbc2b4ab95a64',
+    'cross_entropy 1000x7 weight ignore=1 sum float64': '7beda3454339f323',
+    'cross_entropy 3x5x4x6 weight ignore=1 none float64': '443fea5df865dceb',
+    'cross_entropy 3x5x4x6 weight ignore=1 mean float64': 'ce2f99decc87fedb',
+    'cross_entropy 3x5x4x6 weight ignore=1 sum float64': '1aa523c6b0ea08e0',
+}
+
+
+@pytest.mark.parametrize("case", BITS_CASES, ids=[_bits_key(c) for c in BITS_CASES])
+def test_bits_recorded(case):
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("log_softmax is bit-exact with the x86-64 AVX2 kernels")
+    assert _bits_digest(*_bits_run(ctorch, case)) == BITS_RECORDED[_bits_key(case)]
+
+
+@pytest.mark.parametrize("case", BITS_CASES, ids=[_bits_key(c) for c in BITS_CASES])
+def test_bits_vs_torch(case, torch_ref):
+    c_out, c_gx = _bits_run(ctorch, case)
+    t_out, t_gx = _bits_run(torch_ref, case)
+    assert torch_ref.equal(torch_ref.from_numpy(c_out.numpy()), t_out)
+    assert torch_ref.equal(torch_ref.from_numpy(c_gx.numpy()), t_gx)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("seed", range(40))
+def test_random_bits_vs_torch(seed, dtype, torch_ref):
+    """nll_loss and cross_entropy (class targets; label smoothing on 2-D
+    inputs) equal torch's bits: losses and gradients."""
+    rng = random.Random(seed)
+    for _ in range(20):
+        kind, shape, red = _rand_case(rng)
+        if kind in ("nll", "ce"):
+            break
+    else:
+        kind = "nll"
+    ls = rng.choice([0.0, 0.0, 0.1]) if kind == "ce" and len(shape) <= 2 else 0.0
+    ignore = rng.choice([-100, 0])
+    weighted = rng.random() < 0.5
+    res = []
+    for m in (ctorch, torch_ref):
+        dt = getattr(m, dtype)
+        m.manual_seed(seed)
+        x = (m.randn(*shape, dtype=dt) * 3).requires_grad_()
+        c = shape[1] if len(shape) > 1 else shape[0]
+        t = m.randint(0, c, (shape[0],) + tuple(shape[2:]) if len(shape) > 1 else ())
+        w = m.rand(c, dtype=dt) + 0.5 if weighted else None
+        F_ = m.nn.functional
+        if kind == "nll":
+            out = F_.nll_loss(x, t, weight=w, ignore_index=ignore, reduction=red)
+        else:
+            out = F_.cross_entropy(x, t, weight=w, ignore_index=ignore, reduction=red,
+                                   label_smoothing=ls)
+        out.backward(m.randn(tuple(out.shape), dtype=dt))
+        res.append((out.detach().numpy(), x.grad.numpy()))
+    import numpy as np
+    assert np.array_equal(res[0][0], res[1][0], equal_nan=True), (kind, shape, red)
+    assert np.array_equal(res[0][1], res[1][1], equal_nan=True), (kind, shape, red)
+
+
+def _record_bits():
+    import torch
+    for case in BITS_CASES:
+        print("    %r: %r," % (_bits_key(case), _bits_digest(*_bits_run(torch, case))))
+
+
+if __name__ == "__main__" and "--record-bits" in sys.argv:
+    _record_bits()
