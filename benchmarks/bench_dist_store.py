@@ -108,7 +108,9 @@ def main():
                 path = os.path.join(tmpdir, "%s_%d" % (n, rnd))
                 for k, v in measure(n, libs[n], path).items():
                     results[n].setdefault(k, []).append(v)
-    head = ["operation (us per op)"] + names + (["torch/ctorch"] if len(names) > 1 else [])
+    head = ["operation (us per op)"] + names
+    if len(names) > 1:
+        head.append("torch/ctorch")
     table = [head]
     for k in results["ctorch"]:
         row = [k]

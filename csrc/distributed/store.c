@@ -53,7 +53,8 @@ ct_store_compare_set(ct_store *s, const char *key, const uint8_t *expected,
                      size_t nexpected, const uint8_t *desired, size_t ndesired,
                      uint8_t **out, size_t *nout)
 {
-    return s->vt->compare_set(s, key, expected, nexpected, desired, ndesired, out, nout);
+    return s->vt->compare_set(s, key, expected, nexpected, desired, ndesired, out,
+                              nout);
 }
 
 int

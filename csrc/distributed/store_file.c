@@ -507,8 +507,9 @@ file_add(ct_store *s, const char *key, int64_t delta, int64_t *out)
 }
 
 static int
-file_compare_set(ct_store *s, const char *key, const uint8_t *expected, size_t nexpected,
-                 const uint8_t *desired, size_t ndesired, uint8_t **out, size_t *nout)
+file_compare_set(ct_store *s, const char *key, const uint8_t *expected,
+                 size_t nexpected, const uint8_t *desired, size_t ndesired,
+                 uint8_t **out, size_t *nout)
 {
     file_store *f = F(s);
     size_t klen;

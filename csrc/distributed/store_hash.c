@@ -105,8 +105,9 @@ hash_add(ct_store *s, const char *key, int64_t delta, int64_t *out)
 }
 
 static int
-hash_compare_set(ct_store *s, const char *key, const uint8_t *expected, size_t nexpected,
-                 const uint8_t *desired, size_t ndesired, uint8_t **out, size_t *nout)
+hash_compare_set(ct_store *s, const char *key, const uint8_t *expected,
+                 size_t nexpected, const uint8_t *desired, size_t ndesired,
+                 uint8_t **out, size_t *nout)
 {
     hash_store *h = H(s);
     size_t klen = strlen(key);

@@ -219,7 +219,8 @@ static int
 recv_reply(tconn *c, int64_t rcv_ms, reply *r)
 {
     if (c->rcv_ms != rcv_ms) {
-        struct timeval tv = {.tv_sec = rcv_ms / 1000, .tv_usec = (rcv_ms % 1000) * 1000};
+        struct timeval tv = {.tv_sec = rcv_ms / 1000,
+                             .tv_usec = (rcv_ms % 1000) * 1000};
         setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
         c->rcv_ms = rcv_ms;
     }
@@ -268,8 +269,8 @@ static int
 call(tcp_store *t, ct__buf *req, int64_t rcv_ms, reply *r)
 {
     if (t->server != NULL && t->server_pid == getpid()) {
-        if (ct__tcp_server_call(t->server, req->p + 4, req->len - 4, &r->status, &r->body,
-                                &r->len) < 0) {
+        if (ct__tcp_server_call(t->server, req->p + 4, req->len - 4, &r->status,
+                                &r->body, &r->len) < 0) {
             return -1;
         }
     }
@@ -311,7 +312,8 @@ put_key(ct__buf *b, const char *key, bool user)
 {
     size_t klen = strlen(key);
     if (klen + 1 >= CT__TCP_MAX_FRAME) {
-        return ct_error(CT_ERR_RUNTIME, "TCPStore: a key of %zu bytes is too large", klen);
+        return ct_error(CT_ERR_RUNTIME, "TCPStore: a key of %zu bytes is too large",
+                        klen);
     }
     if (!user) {
         return ct__buf_bytes(b, key, klen);
@@ -379,8 +381,8 @@ tcp_get(ct_store *s, const char *key, uint8_t **val, size_t *n)
     ct__buf b;
     reply r;
     ct__buf_init(&b);
-    int prep = ct__buf_frame_begin(&b, CT__TCP_GET) < 0 || ct__buf_i64(&b, timeout) < 0 ||
-               put_key(&b, key, true) < 0 ? -1 : 0;
+    int prep = ct__buf_frame_begin(&b, CT__TCP_GET) < 0 ||
+               ct__buf_i64(&b, timeout) < 0 || put_key(&b, key, true) < 0 ? -1 : 0;
     if (finish(T(s), &b, prep, reply_wait_ms(timeout), &r) < 0) {
         return -1;
     }
@@ -453,8 +455,8 @@ tcp_check(ct_store *s, const char *const *keys, int nkeys, bool *all_exist)
 {
     ct__buf b;
     ct__buf_init(&b);
-    int prep = ct__buf_frame_begin(&b, CT__TCP_CHECK) < 0 || put_keys(&b, keys, nkeys) < 0
-                   ? -1 : 0;
+    int prep = ct__buf_frame_begin(&b, CT__TCP_CHECK) < 0 ||
+               put_keys(&b, keys, nkeys) < 0 ? -1 : 0;
     return bool_reply(T(s), &b, prep, all_exist);
 }
 
@@ -475,8 +477,8 @@ tcp_wait(ct_store *s, const char *const *keys, int nkeys, int64_t timeout_ms)
     ct__buf b;
     reply r;
     ct__buf_init(&b);
-    int prep = ct__buf_frame_begin(&b, CT__TCP_WAIT) < 0 || ct__buf_i64(&b, timeout) < 0 ||
-               put_keys(&b, keys, nkeys) < 0 ? -1 : 0;
+    int prep = ct__buf_frame_begin(&b, CT__TCP_WAIT) < 0 ||
+               ct__buf_i64(&b, timeout) < 0 || put_keys(&b, keys, nkeys) < 0 ? -1 : 0;
     if (finish(T(s), &b, prep, reply_wait_ms(timeout), &r) < 0) {
         return -1;
     }

@@ -114,7 +114,8 @@ static void
 reply(ct__tcp_server *srv, conn *c, uint8_t status, const void *payload, size_t n)
 {
     size_t start = c->out.len;
-    if (ct__buf_frame_begin(&c->out, status) < 0 || ct__buf_raw(&c->out, payload, n) < 0) {
+    if (ct__buf_frame_begin(&c->out, status) < 0 ||
+        ct__buf_raw(&c->out, payload, n) < 0) {
         ct_error_clear();
         c->dead = true;
         return;
@@ -397,7 +398,8 @@ handle(ct__tcp_server *srv, conn *c, const uint8_t *frame, size_t n)
             return;
         }
         size_t len = ct__store_int_text(v, text);
-        if (ct__kv_set(&srv->map, (const char *)key, klen, (uint8_t *)text, len) == NULL) {
+        if (ct__kv_set(&srv->map, (const char *)key, klen, (uint8_t *)text, len) ==
+            NULL) {
             reply_error(srv, c);
             return;
         }
@@ -715,7 +717,8 @@ try_listen(int family, int port)
         rc = bind(fd, (struct sockaddr *)&a, sizeof a);
     }
     else {
-        struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY),
+        struct sockaddr_in a = {.sin_family = AF_INET,
+                                .sin_addr.s_addr = htonl(INADDR_ANY),
                                 .sin_port = htons((uint16_t)port)};
         rc = bind(fd, (struct sockaddr *)&a, sizeof a);
     }
@@ -747,8 +750,8 @@ listen_any(int port)
     }
     snprintf(why4, sizeof why4, "The server socket has failed to bind to 0.0.0.0:%d "
              "(errno: %d - %s).", port, errno, strerror(errno));
-    return ct_error(CT_ERR_RUNTIME, "The server socket has failed to listen on any local "
-                    "network address. %s %s", why6, why4);
+    return ct_error(CT_ERR_RUNTIME, "The server socket has failed to listen on any "
+                    "local network address. %s %s", why6, why4);
 }
 
 static int

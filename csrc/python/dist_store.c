@@ -280,7 +280,8 @@ to_timeout(PyObject *o, int64_t *ms)
     }
     if (PyFloat_Check(o)) {
         double s = PyFloat_AS_DOUBLE(o) * 1000.0;
-        *ms = s > 8.64e15 ? (int64_t)8.64e15 : s < -8.64e15 ? (int64_t)-8.64e15 : (int64_t)s;
+        s = s > 8.64e15 ? 8.64e15 : s < -8.64e15 ? -8.64e15 : s;
+        *ms = (int64_t)s;
         return 0;
     }
     return 1;
@@ -359,6 +360,9 @@ enum { OP_SET, OP_GET, OP_ADD, OP_CAS, OP_CHECK, OP_WAIT, OP_DELETE, OP_NUM_KEYS
 static ct_store *
 store_of(PyObject *self, int op)
 {
+    /* an exception a proxy left on this thread for a caller that did not
+     * take it (a process group's C code) belongs to no later call */
+    Py_CLEAR(stashed_exc);
     ct_store *s = ((CtStoreObject *)self)->store;
     if (s == NULL) {
         PyErr_Format(PyExc_RuntimeError,
@@ -455,7 +459,8 @@ match(const char *const *names, int nparams, PyObject *args, PyObject *kwargs,
     while (PyDict_Next(kwargs, &pos, &k, &v)) {
         int i;
         for (i = 0; i < nparams; i++) {
-            if (PyUnicode_Check(k) && PyUnicode_CompareWithASCIIString(k, names[i]) == 0) {
+            if (PyUnicode_Check(k) &&
+                PyUnicode_CompareWithASCIIString(k, names[i]) == 0) {
                 break;
             }
         }
@@ -516,9 +521,10 @@ static const char tcp_sig[] =
 static int
 tcp_init(CtStoreObject *self, PyObject *args, PyObject *kwargs)
 {
-    static const char *const names[] = {"host_name",        "port",     "world_size",
-                                        "is_master",        "timeout",  "wait_for_workers",
-                                        "multi_tenant"};
+    static const char *const names[] = {
+        "host_name", "port", "world_size", "is_master", "timeout", "wait_for_workers",
+        "multi_tenant",
+    };
     PyObject *v[7];
     PyObject *hostname = NULL;
     ct_tcp_store_options o = {.world_size = -1, .timeout_ms = DEFAULT_TIMEOUT_MS,
@@ -646,7 +652,8 @@ prefix_init(CtStoreObject *self, PyObject *args, PyObject *kwargs)
 static PyObject *
 store_set(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    static const char sig[] = "    1. (self: " STORE_T ", arg0: str, arg1: str) -> None\n";
+    static const char sig[] =
+        "    1. (self: " STORE_T ", arg0: str, arg1: str) -> None\n";
     text_arg k, v;
     int rc = 1;
     if (kwnames == NULL && nargs == 2 && (rc = to_key(args[0], &k)) == 0) {
@@ -710,7 +717,8 @@ store_get(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwn
 static PyObject *
 store_add(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    static const char sig[] = "    1. (self: " STORE_T ", arg0: str, arg1: int) -> int\n";
+    static const char sig[] =
+        "    1. (self: " STORE_T ", arg0: str, arg1: int) -> int\n";
     text_arg k;
     int64_t delta, out = 0;
     int rc = 1;
@@ -798,7 +806,8 @@ store_wait(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw
 {
     static const char sig[] =
         "    1. (self: " STORE_T ", arg0: List[str]) -> None\n"
-        "    2. (self: " STORE_T ", arg0: List[str], arg1: datetime.timedelta) -> None\n";
+        "    2. (self: " STORE_T ", arg0: List[str], arg1: datetime.timedelta) -> "
+        "None\n";
     const char **keys = NULL;
     int nkeys = 0, rc = 1;
     PyObject *keep = NULL;
@@ -859,7 +868,8 @@ store_delete_key(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
 }
 
 static PyObject *
-store_num_keys(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+store_num_keys(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+               PyObject *kwnames)
 {
     static const char sig[] = "    1. (self: " STORE_T ") -> int\n";
     if (kwnames != NULL || nargs != 0) {
@@ -975,10 +985,10 @@ static PyGetSetDef store_getset[] = {
 };
 
 static PyGetSetDef tcp_getset[] = {
-    {"host", tcp_get_host, no_setter, "Gets the hostname on which the store listens for "
-     "requests.", NULL},
-    {"port", tcp_get_port, no_setter, "Gets the port number on which the store listens for "
-     "requests.", NULL},
+    {"host", tcp_get_host, no_setter,
+     "Gets the hostname on which the store listens for requests.", NULL},
+    {"port", tcp_get_port, no_setter,
+     "Gets the port number on which the store listens for requests.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -1195,10 +1205,10 @@ py_compare_set(ct_store *s, const char *key, const uint8_t *expected, size_t nex
                const uint8_t *desired, size_t ndesired, uint8_t **out, size_t *nout)
 {
     PyGILState_STATE g = PyGILState_Ensure();
-    int rc = py_bytes_out(py_call(s, "compare_set", "(sy#y#)", key, (const char *)expected,
-                                  (Py_ssize_t)nexpected, (const char *)desired,
-                                  (Py_ssize_t)ndesired),
-                          out, nout);
+    PyObject *r = py_call(s, "compare_set", "(sy#y#)", key, (const char *)expected,
+                          (Py_ssize_t)nexpected, (const char *)desired,
+                          (Py_ssize_t)ndesired);
+    int rc = py_bytes_out(r, out, nout);
     PyGILState_Release(g);
     return rc;
 }
@@ -1299,7 +1309,8 @@ struct ct_store *
 ctpy_store_ref(PyObject *o)
 {
     if (!PyObject_TypeCheck(o, &CtStore_Type)) {
-        PyErr_Format(PyExc_TypeError, "expected a Store, got %.100s", Py_TYPE(o)->tp_name);
+        PyErr_Format(PyExc_TypeError, "expected a Store, got %.100s",
+                     Py_TYPE(o)->tp_name);
         return NULL;
     }
     CtStoreObject *so = (CtStoreObject *)o;

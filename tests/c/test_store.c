@@ -134,7 +134,8 @@ TEST_IMPL(store_file)
     ct_store_decref(t);
     CT_ASSERT_TRUE(access(path, F_OK) != 0);       /* the last of 2 removed it */
     CT_ASSERT_TRUE(ct_file_store_new("/nonexistent/dir/f", 1, 1000) == NULL);
-    CT_ASSERT_ERROR(CT_ERR_RUNTIME, "open(/nonexistent/dir/f): No such file or directory");
+    CT_ASSERT_ERROR(CT_ERR_RUNTIME,
+                    "open(/nonexistent/dir/f): No such file or directory");
 }
 
 static void *

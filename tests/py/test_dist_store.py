@@ -546,7 +546,8 @@ def test_tcp_processes_add():
 
 def test_tcp_get_satisfied_by_another_process():
     m = _C.TCPStore("127.0.0.1", 0, None, True, TD(seconds=30))
-    p = run_py("import time, sys\nfrom datetime import timedelta\nfrom ctorch import _C\n"
+    p = run_py("import time, sys\nfrom datetime import timedelta\n"
+               "from ctorch import _C\n"
                "s = _C.TCPStore('127.0.0.1', %d, None, False, timedelta(seconds=30))\n"
                "s.wait(['ready'])\ntime.sleep(0.2)\ns.set('answer', b'42')\n" % m.port)
     m.set("ready", "1")
@@ -803,7 +804,8 @@ def test_python_store_under_prefix():
     with pytest.raises(RuntimeError, match=r'^Tried to call pure virtual function '
                                            r'"::c10d::Store::getNumKeys"$'):
         p.num_keys()
-    with pytest.raises(RuntimeError, match="pure virtual function \"::c10d::Store::wait\""):
+    with pytest.raises(RuntimeError,
+                       match="pure virtual function \"::c10d::Store::wait\""):
         p.wait(["k"])
     assert d.timeout == TD(seconds=300)
     b = _C.Store()
@@ -827,6 +829,9 @@ def test_python_store_from_threads():
 # bad arguments
 
 
+CTOR = "__init__(): incompatible constructor arguments."
+
+
 def test_type_errors():
     h = _C.HashStore()
     cases = [
@@ -843,13 +848,13 @@ def test_type_errors():
         (lambda: h.set_timeout("x"), "set_timeout(): incompatible function arguments."),
         (lambda: h.num_keys(1), "num_keys(): incompatible function arguments."),
         (lambda: _C.HashStore(1), "__init__(): incompatible constructor arguments."),
-        (lambda: _C.FileStore("f", None), "__init__(): incompatible constructor arguments."),
-        (lambda: _C.PrefixStore("a", 1), "__init__(): incompatible constructor arguments."),
+        (lambda: _C.FileStore("f", None), CTOR),
+        (lambda: _C.PrefixStore("a", 1), CTOR),
         (lambda: _C.TCPStore("127.0.0.1", -1, 1, True),
          "__init__(): incompatible constructor arguments."),
         (lambda: _C.TCPStore("127.0.0.1", 70000, 1, True),
          "__init__(): incompatible constructor arguments."),
-        (lambda: _C.TCPStore("127.0.0.1"), "__init__(): incompatible constructor arguments."),
+        (lambda: _C.TCPStore("127.0.0.1"), CTOR),
     ]
     for fn, first in cases:
         with pytest.raises(TypeError) as info:
@@ -981,7 +986,8 @@ def test_differential_tcp_errors(torch_ref):
     port = s.getsockname()[1]
     try:
         mine = timed(lambda: _C.TCPStore("127.0.0.1", port, 1, True, TD(seconds=2)))[0]
-        theirs = timed(lambda: td.TCPStore("127.0.0.1", port, 1, True, TD(seconds=2)))[0]
+        theirs = timed(lambda: td.TCPStore("127.0.0.1", port, 1, True,
+                                           TD(seconds=2)))[0]
     finally:
         s.close()
     assert (type(mine), str(mine)) == (type(theirs), str(theirs))
