@@ -385,6 +385,50 @@ def test_custom_rendezvous_handler():
         del dist.rendezvous.__globals__["_rendezvous_handlers"]["ctorchtest"]
 
 
+def _store_failures(dist, monkeypatch):
+    """(error, seconds) of rank 0 on a taken MASTER_PORT, and of rank 1
+    with no master."""
+    out = []
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        for rank, seconds in (("0", 5), ("1", 1)):
+            for k, v in dict(RANK=rank, WORLD_SIZE="2", MASTER_ADDR="127.0.0.1",
+                             MASTER_PORT=str(port)).items():
+                monkeypatch.setenv(k, v)
+            if rank == "1":
+                s.close()
+            t0 = time.monotonic()
+            err = _error(lambda: dist.init_process_group("gloo",
+                                                         timeout=T(seconds=seconds)))
+            out.append((err[0], err[1].replace(str(port), "PORT"),
+                        time.monotonic() - t0))
+    return out
+
+
+@needs_backend
+def test_master_port_taken_and_no_master(monkeypatch):
+    (kind0, msg0, t0), (kind1, msg1, t1) = _store_failures(dist, monkeypatch)
+    assert (kind0, msg0) == (
+        "RuntimeError", "The server socket has failed to listen on any local network "
+        "address. The server socket has failed to bind to [::]:PORT (errno: 98 - Address "
+        "already in use). The server socket has failed to bind to 0.0.0.0:PORT (errno: "
+        "98 - Address already in use).")
+    assert t0 < 0.5
+    assert (kind1, msg1) == ("TimeoutError", "The client socket has timed out after 1s "
+                             "while trying to connect to (127.0.0.1, PORT).")
+    assert 0.9 < t1 < 2.0
+    assert not dist.is_initialized()
+
+
+@needs_backend
+def test_master_port_taken_and_no_master_vs_torch(torch_ref, monkeypatch):
+    import torch.distributed as tdist
+    got = [e[:2] for e in _store_failures(dist, monkeypatch)]
+    assert got == [e[:2] for e in _store_failures(tdist, monkeypatch)]
+
+
 # ---- a world of one rank, in this process ----------------------------------------
 
 @pytest.fixture
@@ -450,6 +494,13 @@ def test_world_of_one(world1):
     with pytest.warns(UserWarning, match="_get_group_rank is deprecated"):
         assert dist._get_group_rank(g, 0) == 0
     dist.all_reduce(t, group=g)
+    with pytest.warns(UserWarning, match="all_reduce_coalesced will be deprecated"):
+        fut = dist.all_reduce_coalesced([t, ctorch.ones(1)], async_op=True)
+    assert [x.tolist() for x in fut.wait()] == [[1., 2.], [1.]]
+    outs = [[ctorch.zeros(2), ctorch.zeros(1)]]     # one list per rank
+    with pytest.warns(UserWarning, match="all_gather_coalesced will be deprecated"):
+        dist.all_gather_coalesced(outs, [t, ctorch.ones(1) * 3])
+    assert [[x.tolist() for x in o] for o in outs] == [[[1., 2.], [3.]]]
     dist.destroy_process_group(g)
     assert _error(lambda: dist.get_backend(g)) == ("AssertionError", "")
     assert _error(lambda: dist.destroy_process_group(g)) == (

@@ -107,7 +107,7 @@ _group_count = 0
 # init_process_group calls in this process: keeps the join keys of a
 # re-initialization apart from the last one's (Note [join check])
 _init_count = 0
-# this rank's join key of the last init_process_group (see _rendezvous)
+# [join key, rank] of this process's last init_process_group (see _rendezvous)
 _last_join = []
 
 _NOT_INITIALIZED = ("Default process group has not been initialized, "
@@ -368,7 +368,7 @@ def init_process_group(backend, init_method=None, timeout=default_pg_timeout,
     _init_count += 1
     base = "ctorch_join:%d:%s" % (_init_count, name)
     _join.arrive(store, base, rank, world_size, timeout, claim=True)
-    _last_join[:] = ["%s/rank/%d" % (base, rank)]
+    _last_join[:] = ["%s/rank/%d" % (base, rank), rank]
     default_pg = _new_process_group_helper(world_size, rank, [], backend, store,
                                            pg_options=pg_options, group_name=name,
                                            timeout=timeout)
@@ -396,11 +396,11 @@ def _rendezvous(init_method, rank, world_size, timeout):
             # keys of other users of a shared store (e.g. RPC) stay apart
             store = PrefixStore("default_pg", raw)
             if not (_last_join and r != 0 and isinstance(raw, _c10d.TCPStore)
-                    and store.check(_last_join)):
+                    and store.check(_last_join[:1])):
                 return store, r, ws
         except RuntimeError:
-            # the old store closing under this client
-            if not _last_join or time.monotonic() > deadline:
+            # the old store closing under a client that was one last time
+            if not (_last_join and _last_join[1] != 0) or time.monotonic() > deadline:
                 raise
         raw = store = None
         if time.monotonic() > deadline:
