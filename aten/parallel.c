@@ -83,7 +83,8 @@ run_parts(unsigned gen)
     int part, n;
     while (claim_part(gen, &part, &n)) {
         pool.fn(pool.ctx, part, n);
-        if (atomic_fetch_add_explicit(&pool.finished, 1, memory_order_acq_rel) + 1 == n) {
+        int done = atomic_fetch_add_explicit(&pool.finished, 1, memory_order_acq_rel);
+        if (done + 1 == n) {
             pthread_mutex_lock(&pool.lock);
             pthread_cond_signal(&pool.done);
             pthread_mutex_unlock(&pool.lock);

@@ -13,23 +13,28 @@
 #include "aten/cpu/conv_impl.h"
 
 /* Note [Convolution kernels]
- * The products of one tile (Note [Convolution tiles] in conv_tiled.c) are
- * small and oddly shaped (16 x 27 x 900, 32 x 144 x 256): OpenBLAS's
- * Haswell kernels reach a third of the machine's speed on them, and the
- * threads it starts for each call fight ctorch's own.  Two kernels cover
- * all three products, each called by one thread on one tile:
- *   - nn: C[M, N] = A[M, K] @ B[K, N] (+ bias[i] on row i), A packed into
- *     panels of MR rows ([M / MR][K][MR], zero rows past M), B read in
- *     place (rows ldb apart).  A register tile is MR rows x 48 columns
- *     (24 zmm accumulators); each k loads three vectors of B's row and
- *     broadcasts MR values of A.  Forward: A = W, B = the columns; data:
- *     A = W^T, B = the gradient.
- *   - nt: C[M, N] += A[M, K] @ B[N, K]^T, both read in place (rows
- *     contiguous): 4 x 6 dot products, each a zmm accumulating 16
- *     positions, reduced across lanes at the end.  Weight: A = the
- *     gradient, B = the columns, K = the tile's output positions.
- * Sums run in a different order from torch's (oneDNN's), with fused
- * multiply-adds: results agree to float32 rounding, not bit for bit. */
+ * The products of one unit of work (Note [Convolution tiles] in
+ * conv_tiled.c) are small and oddly shaped (16 x 27 x 900, 32 x 144 x
+ * 256): OpenBLAS's Haswell kernels reach a third of the machine's speed on
+ * them, and the threads it starts for each call fight ctorch's own.  The
+ * kernels here run on the calling thread, with 24 zmm accumulators:
+ *   - on implicit columns (Note [Implicit columns]), where the window
+ *     steps one input column at a time: fwd_block, MR output channels x up
+ *     to 3 vectors of 16 outputs, a broadcast weight times a masked load
+ *     of the input per multiply-add row (forward, and data as a forward
+ *     product); weight_tile, dot products of 8 (or 4) rows of dY, copied
+ *     in tile order, with 3 (or 6) input vectors read through the table.
+ *   - on explicit columns, written by im2col (vector copies where sw ==
+ *     1): nn, C[M, N] = A[M, K] @ B[K, N] (+ bias[i] on row i), A packed
+ *     into panels of MR rows ([M / MR][K][MR], zero rows past M), B read
+ *     in place, a register tile MR rows x 48 columns (forward: A = W, B =
+ *     the columns; data: A = W^T, B = dY, then col2im); nt, C[M, N] +=
+ *     A[M, K] @ B[N, K]^T, 4 x 6 dot products of rows (weight: A = dY, B =
+ *     the columns).
+ * Dot products accumulate 16 lanes apart and are reduced across lanes at
+ * the end.  Sums run in a different order from torch's (oneDNN's), with
+ * fused multiply-adds: results agree to float32 rounding, not bit for
+ * bit. */
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -241,7 +246,8 @@ im2col_s1(const conv_geom *g, const float *x, float *cols, int64_t ld, int64_t l
                     int64_t a, b, iy;
                     row_part(g, oy, i, l0, l1, &a, &b, &iy);
                     float *dst = row + oy * g->ow;
-                    const float *src = x + (c * g->ih + (iy < 0 ? 0 : iy)) * g->iw + off;
+                    const float *src =
+                        x + (c * g->ih + (iy < 0 ? 0 : iy)) * g->iw + off;
                     for (int64_t q = a; q < b; q += 16) {
                         __mmask16 lm = iy < 0 ? 0 : span_mask(a > xlo ? a : xlo,
                                                               b < xhi ? b : xhi, q);
@@ -378,13 +384,17 @@ implicit_fwd(const conv_geom *g, const conv_taps *tp, int64_t v0, int64_t v1,
 {
     const int64_t k = g->cg * g->kh * g->kw, L = g->oh * g->ow;
     const int mr = ct__conv_avx512_fwd_rows(g->og), most = 24 / mr;
-    for (int64_t v = v0; v < v1; v += most) {
-        int nv = v1 - v < most ? (int)(v1 - v) : most;
+    /* blocks of as even a width as can be (16 vectors: 3 3 3 3 2 2, not
+     * 3 3 3 3 3 1, whose 8 accumulators wait on each other) */
+    const int64_t nb = (v1 - v0 + most - 1) / most;
+    for (int64_t bi = 0, v = v0; bi < nb; bi++) {
+        int nv = (int)((v1 - v0) / nb + (bi < (v1 - v0) % nb));
         for (int64_t i = 0; i < g->og; i += mr) {
             int mrows = g->og - i < mr ? (int)(g->og - i) : mr;
             fwd_blocks[mr / 4 - 1][nv](g, tp, v, ap + i * k, x, y + i * L, mrows,
                                        bias != NULL ? bias + i : NULL);
         }
+        v += nv;
     }
 }
 
@@ -461,7 +471,8 @@ weight_tile(int mo, int cb, int tb, const conv_geom *g, const conv_taps *tp, int
             float sums[8];
             _mm_storeu_ps(sums, hsum4(acc[0][y], acc[1][y], acc[2][y], acc[3][y]));
             if (mo == 8) {
-                _mm_storeu_ps(sums + 4, hsum4(acc[4][y], acc[5][y], acc[6][y], acc[7][y]));
+                _mm_storeu_ps(sums + 4,
+                              hsum4(acc[4][y], acc[5][y], acc[6][y], acc[7][y]));
             }
             if (c0 + b >= g->cg || t0 + i >= kk) {
                 continue;
@@ -491,7 +502,8 @@ WEIGHT_TILE(4, 1, 6)
 
 typedef void (*weight_tile_fn)(const conv_geom *g, const conv_taps *tp, int64_t v0,
                                int64_t v1, int64_t ns, const float *ap, const float *x,
-                               int64_t xs, float *dw, int64_t o0, int64_t c0, int64_t t0);
+                               int64_t xs, float *dw, int64_t o0, int64_t c0,
+                               int64_t t0);
 
 /* The channels of a weight tile whose cols columns are channels x taps,
  * for c channels of kk taps: the fewest that waste the least (taps of one
@@ -767,8 +779,8 @@ ct__conv_avx512_fwd_rows(int64_t m)
 }
 
 void
-ct__conv_avx512_pack_taps(int64_t m, int64_t kk, int64_t nch, const float *a, int64_t rs,
-                          int64_t cs, int64_t ts, float *ap)
+ct__conv_avx512_pack_taps(int64_t m, int64_t kk, int64_t nch, const float *a,
+                          int64_t rs, int64_t cs, int64_t ts, float *ap)
 {
     const int mr = ct__conv_avx512_fwd_rows(m);
     for (int64_t i0 = 0; i0 < m; i0 += mr) {

@@ -66,8 +66,9 @@ int64_t ct__conv_avx512_packed_size(int64_t m, int64_t k);
 void ct__conv_avx512_pack(int64_t m, int64_t k, const float *a, int64_t rs, int64_t cs,
                           float *ap);
 /* c [m, n] (rows ldc apart) = packed ap @ b [k, n] (+ bias[i] on row i) */
-void ct__conv_avx512_nn(int64_t m, int64_t n, int64_t k, const float *ap, const float *b,
-                        int64_t ldb, float *c, int64_t ldc, const float *bias);
+void ct__conv_avx512_nn(int64_t m, int64_t n, int64_t k, const float *ap,
+                        const float *b, int64_t ldb, float *c, int64_t ldc,
+                        const float *bias);
 /* c [m, n] += a [m, k] @ b [n, k]^T */
 void ct__conv_avx512_nt(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
                         const float *b, int64_t ldb, float *c, int64_t ldc);
@@ -98,8 +99,9 @@ void ct__conv_avx512_pack_taps(int64_t m, int64_t kk, int64_t nch, const float *
                                int64_t rs, int64_t cs, int64_t ts, float *ap);
 /* The vectors [v0, v1) of y [og, oh, ow] = conv(x [cg, ih, iw]) of one
  * group (g->sw == 1), + bias[i] on row i. */
-void ct__conv_avx512_fwd(const conv_geom *g, const conv_taps *tp, int64_t v0, int64_t v1,
-                         const float *ap, const float *x, float *y, const float *bias);
+void ct__conv_avx512_fwd(const conv_geom *g, const conv_taps *tp, int64_t v0,
+                         int64_t v1, const float *ap, const float *x, float *y,
+                         const float *bias);
 /* dw [og, cg * kh * kw] += the weight gradient of the vectors [v0, v1) of
  * ns samples of one group, dy [og, oh, ow] and x [cg, ih, iw] advancing by
  * dys and xs floats from one sample to the next, for the blocks of dw in

@@ -263,7 +263,8 @@ pack_weight(const conv_geom *g0, int kind, bool implicit, const float *w, float 
         }
         else {
             /* rows c, taps t, channels o: W[o, c, kk - 1 - t] (flipped) */
-            ct__conv_avx512_pack_taps(g0->cg, kk, g0->og, wg + kk - 1, kk, ck0, -1, dst);
+            ct__conv_avx512_pack_taps(g0->cg, kk, g0->og, wg + kk - 1, kk, ck0, -1,
+                                      dst);
         }
     }
 }
@@ -279,8 +280,8 @@ plan_units(tiled_job *j, int nthreads)
     if (j->implicit && j->kind == CONV_WEIGHT) {
         int64_t V = ct__conv_taps_count(g);
         j->tile = min64(V, TILE_VECS);
-        int64_t per_sample = (int64_t)sizeof(float) * (g->og * L + g->cg * g->ih * g->iw) *
-                             j->tile / V;
+        int64_t per_sample = (int64_t)sizeof(float) *
+                             (g->og * L + g->cg * g->ih * g->iw) * j->tile / V;
         j->ns = per_sample > 0 ? TILE_BYTES / per_sample : g->n;
         j->ns = j->ns < 1 ? 1 : min64(j->ns, g->n);
         /* two units per thread, so that a late thread's share is small:
@@ -340,7 +341,8 @@ ct__conv_run_tiled(const conv_geom *g0, int kind, const char *wide, const char *
     }
     tiled_job job = {
         .g = g, .kind = kind, .implicit = implicit, .wide = (const float *)wide,
-        .narrow = (const float *)narrow, .bias = (const float *)bias, .out = (float *)out,
+        .narrow = (const float *)narrow, .bias = (const float *)bias,
+        .out = (float *)out,
     };
     atomic_init(&job.next, 0);
     plan_units(&job, nthreads);
@@ -369,8 +371,12 @@ ct__conv_run_tiled(const conv_geom *g0, int kind, const char *wide, const char *
     else if (!implicit) {
         cols_elems = round16(ck * job.tile);
     }
-    per_thread = cols_elems + (!implicit && kind == CONV_WEIGHT ? round16(G * g->og * ck) : 0);
-    size_t bytes = sizeof(float) * (size_t)(packed + taps_elems + nthreads * per_thread);
+    per_thread = cols_elems;
+    if (!implicit && kind == CONV_WEIGHT) {
+        per_thread += round16(G * g->og * ck);
+    }
+    size_t bytes =
+        sizeof(float) * (size_t)(packed + taps_elems + nthreads * per_thread);
     const ct_allocator *alloc = ct_cpu_allocator();
     float *scratch = alloc->alloc(alloc, bytes);
     if (scratch == NULL) {
