@@ -197,6 +197,15 @@ typedef struct {
 extern PyTypeObject CtGenerator_Type;
 int ctpy_random_init(PyObject *m);
 
+/* dist_store.c: the c10d stores (_C.Store, TCPStore, FileStore, HashStore,
+ * PrefixStore).  ctpy_store_ref: the C store behind a _C.Store object (a new
+ * reference; a proxy calling the methods of a Store subclass written in
+ * Python), or NULL with TypeError. */
+extern PyTypeObject CtStore_Type;
+int ctpy_dist_store_init(PyObject *m);
+struct ct_store *ctpy_store_ref(PyObject *o);
+int ctpy_dist_pg_init(PyObject *m);     /* dist_pg.c: ProcessGroupGloo, Work */
+
 /* autograd.c */
 int ctpy_autograd_init(PyObject *m);
 PyObject *ctpy_node_wrap(ct_node *n);       /* grad_fn objects (None for NULL) */

@@ -75,7 +75,8 @@ PyInit__C(void)
         PyModule_AddObjectRef(m, "Size", (PyObject *)&CtSize_Type) < 0 ||
         PyModule_AddObjectRef(m, "StorageBase", (PyObject *)&CtStorage_Type) < 0 ||
         ctpy_dtype_add_to_module(m) < 0 || ctpy_errors_add_to_module(m) < 0 ||
-        ctpy_autograd_init(m) < 0 || ctpy_random_init(m) < 0) {
+        ctpy_autograd_init(m) < 0 || ctpy_random_init(m) < 0 ||
+        ctpy_dist_store_init(m) < 0 || ctpy_dist_pg_init(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }
