@@ -46,7 +46,6 @@ typedef struct {
     int nidle;
     pid_t pid;                  /* a forked child drops its parent's sockets */
     int port;
-    bool loopback;              /* the master talks to its own server */
     char host[];
 } tcp_store;
 
@@ -107,7 +106,7 @@ connect_master(tcp_store *t, int64_t timeout_ms)
     for (;;) {
         struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
         struct addrinfo *res = NULL;
-        if (getaddrinfo(t->loopback ? NULL : t->host, port, &hints, &res) == 0) {
+        if (getaddrinfo(t->host, port, &hints, &res) == 0) {
             for (struct addrinfo *ai = res; ai != NULL; ai = ai->ai_next) {
                 int fd = try_connect(ai, deadline);
                 if (fd >= 0) {
@@ -577,17 +576,18 @@ ct_tcp_store_open(const ct_tcp_store_options *o)
             return NULL;
         }
         t->port = ct__tcp_server_port(t->server);
+        /* its own calls run in place, with no socket (a forked child of it
+         * connects to host when it first calls) */
         t->server_pid = getpid();
-        /* the server listens on every address; its own client goes through
-         * loopback, whatever name the host has */
-        t->loopback = true;
     }
-    tconn c = {.rcv_ms = 0};
-    if ((c.fd = connect_master(t, o->timeout_ms)) < 0) {
-        tcp_destroy(&t->base);
-        return NULL;
+    else {
+        tconn c = {.rcv_ms = 0};
+        if ((c.fd = connect_master(t, o->timeout_ms)) < 0) {
+            tcp_destroy(&t->base);
+            return NULL;
+        }
+        release(t, &c);
     }
-    release(t, &c);
     if (o->world_size >= 0 && o->wait_for_workers) {
         int64_t joined;
         if (add_key(&t->base, INIT_KEY, false, 1, &joined) < 0 ||

@@ -391,6 +391,80 @@ def test_tcp_master_listens_on_every_address():
     assert m.get("k") == b"v"
 
 
+@pytest.fixture
+def two_hosts():
+    """Network namespaces a (10.232.x.1) and b (10.232.x.2) joined by a veth
+    pair, their loopback left down (nothing may go through it); skipped
+    where they cannot be made (not root, no iproute2)."""
+    import shutil
+    if os.geteuid() != 0 or shutil.which("ip") is None:
+        pytest.skip("needs root and iproute2")
+    tag = "%d" % (os.getpid() % 100000)
+    a, b = "ctsta" + tag, "ctstb" + tag
+    va, vb = "ctsva" + tag, "ctsvb" + tag
+    net = "10.232.%d" % (os.getpid() % 250 + 1)
+    cmds = [["ip", "netns", "add", a], ["ip", "netns", "add", b],
+            ["ip", "link", "add", va, "type", "veth", "peer", "name", vb],
+            ["ip", "link", "set", va, "netns", a], ["ip", "link", "set", vb, "netns", b],
+            ["ip", "-n", a, "addr", "add", net + ".1/24", "dev", va],
+            ["ip", "-n", b, "addr", "add", net + ".2/24", "dev", vb],
+            ["ip", "-n", a, "link", "set", va, "up"],
+            ["ip", "-n", b, "link", "set", vb, "up"]]
+    try:
+        for c in cmds:
+            if subprocess.run(c, capture_output=True).returncode != 0:
+                pytest.skip("cannot make network namespaces here")
+        yield a, b, net + ".1"
+    finally:
+        for ns in (a, b):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+NETNS_STORE = """
+import sys, time
+from datetime import timedelta
+from ctorch import _C
+host, port, role = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+s = _C.TCPStore(host, port, 3, role == "master", timedelta(seconds=30))
+if role == "master":
+    s.set("from_a", "hello")
+    s.wait(["done0", "done1"])
+    print(s.get("counter").decode(), s.num_keys())
+else:
+    n = s.add("counter", 1)
+    t = time.perf_counter()
+    for _ in range(200):
+        s.set("k%d" % n, "v")
+        s.get("k%d" % n)
+    rtt = (time.perf_counter() - t) / 400 * 1e6
+    print(s.get("from_a").decode(), "%.0f" % rtt)
+    s.set("done%d" % (n - 1), "1")
+"""
+
+
+def test_tcp_between_network_namespaces(two_hosts):
+    """Clients on one "host" reach the master on another (and retry until
+    it is up); the master needs no loopback."""
+    a, b, master_ip = two_hosts
+    port = 29500 + os.getpid() % 1000
+    env = dict(os.environ, PYTHONPATH=PY_DIR)
+
+    def start(ns, role):
+        return subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, "-c",
+                                 NETNS_STORE, master_ip, str(port), role], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    clients = [start(b, "client") for _ in range(2)]
+    time.sleep(0.3)
+    master = start(a, "master")
+    outs = [finish(p, timeout=60).split() for p in clients + [master]]
+    # the counter; the keys: init/, counter, from_a, k1, k2, done0, done1
+    assert outs[2] == ["2", "7"]
+    for word, rtt in outs[:2]:
+        assert word == "hello"
+        assert float(rtt) < 5000
+
+
 def test_tcp_port_in_use():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
