@@ -15,6 +15,7 @@ beside others.
 import datetime
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -74,15 +75,18 @@ def run_ranks(code, world_size, impl="ctorch", ranks=None, timeout=60, env=None)
                                       stderr=subprocess.PIPE, text=True))
     results = []
     deadline = time.monotonic() + timeout
-    for p in procs:
-        try:
-            out, err = p.communicate(timeout=max(deadline - time.monotonic(), 1))
-        except subprocess.TimeoutExpired:
-            for q in procs:
-                q.kill()
-            out, err = p.communicate()
-            raise AssertionError("ranks hung; rank output:\n" + out + err)
-        results.append((p.returncode, out, err))
+    try:
+        for p in procs:
+            try:
+                out, err = p.communicate(timeout=max(deadline - time.monotonic(), 1))
+            except subprocess.TimeoutExpired:
+                for q in procs:
+                    q.kill()
+                out, err = p.communicate()
+                raise AssertionError("ranks hung; rank output:\n" + out + err)
+            results.append((p.returncode, out, err))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return results
 
 
@@ -1227,13 +1231,16 @@ print("elapsed %.1f" % (time.monotonic() - t0))
 @needs_backend
 @pytest.mark.parametrize("ranks,missing", [([0], "ranks 1, 2"), ([0, 2], "rank 1")])
 def test_missing_rank_is_named(ranks, missing):
-    for out in outputs(run_ranks(MISSING, 3, ranks=ranks)):
+    for rank, out in zip(ranks, outputs(run_ranks(MISSING, 3, ranks=ranks))):
         first, elapsed = out.splitlines()
         assert first.startswith("error: Timed out initializing process group in store "
                                 "based barrier on rank: "), out
         assert first.endswith("(world_size=3, worker_count=%d, timeout=0:00:02): %s "
                               "never joined" % (3 - len(missing.split(",")), missing)), out
-        assert 1.9 <= float(elapsed.split()[1]) <= 3.0, out
+        # rank 0 raises within timeout + 1 s and takes the others with it (a
+        # client may have started later, or waited for rank 0's store)
+        seconds = float(elapsed.split()[1])
+        assert 1.9 <= seconds <= 3.0 if rank == 0 else seconds <= 5.0, out
 
 
 DUPLICATE = r'''
