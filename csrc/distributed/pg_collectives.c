@@ -282,7 +282,7 @@ c_step(coll *c)
         pg_p2p_check_deadlines(pg, pg_now_ns());
     }
     if (moved) {
-        c->idle = 0;
+        pg_moved(pg, &c->idle);
         return 0;
     }
     if (c->deadline >= 0 && pg_now_ns() >= c->deadline) {

@@ -251,7 +251,7 @@ drive(ct_pg *pg, ct_work *target)
             pg_p2p_check_deadlines(pg, pg_now_ns());
         }
         if (moved) {
-            idle = 0;
+            pg_moved(pg, &idle);
             continue;
         }
         if (target == NULL && !pg_engine_busy(pg) && pg->queue == NULL &&
@@ -353,8 +353,8 @@ ct_work_wait(ct_work *w, int64_t timeout_ms)
         int64_t end = timeout_ms >= 0 ? start + timeout_ms * 1000000 : -1;
         atomic_fetch_add(&w->nwaiters, 1);
         for (int spin = 0; atomic_load(&w->state) == PG_W_PENDING; spin++) {
-            int64_t now = spin < 2000 ? 0 : pg_now_ns();
-            if (spin < 2000) {
+            int64_t now = spin < 200 ? 0 : pg_now_ns();
+            if (spin < 200) {
 #if defined(__x86_64__)
                 __builtin_ia32_pause();
 #endif

@@ -262,6 +262,10 @@ struct ct_pg {
     int dead_count;             /* links failed so far */
     int abort_count;            /* ABORT frames received so far */
     atomic_int pending_hint;    /* a waiter left work for the progress thread */
+    /* Note [Waiting] (transport_engine.c) */
+    int64_t spin_budget, wait_budget;
+    unsigned waits;
+    bool wait_blocked;
 };
 
 /* --- works ---------------------------------------------------------------- */
@@ -376,8 +380,11 @@ void pg_send_cancel(ct_pg *pg, int peer, uint64_t id);
 /* One pass over every link; true when anything moved. */
 bool pg_progress(ct_pg *pg);
 /* Spin, then yield, then sleep in poll until something may have changed
- * or `deadline` (ns, <0: none).  *idle_since: 0 when work just moved. */
+ * or `deadline` (ns, <0: none); *idle_since starts at 0.  After progress
+ * the caller calls pg_moved (which resets *idle_since and learns how long
+ * the wait was; Note [Waiting]). */
 void pg_idle(ct_pg *pg, int64_t *idle_since, int64_t deadline);
+void pg_moved(ct_pg *pg, int64_t *idle_since);
 /* Work left for the engine (streams to finish, receives posted). */
 bool pg_engine_busy(const ct_pg *pg);
 void pg_link_fail(ct_pg *pg, pg_link *l, const char *why);

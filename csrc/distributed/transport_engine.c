@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,8 +30,29 @@
 #include <unistd.h>
 
 #define TX_PIECE (64 * 1024)    /* bytes per commit: the receiver starts early */
-#define SPIN_NS 50000           /* busy-poll this long before yielding */
-#define YIELD_NS 300000         /* then yield this long before sleeping */
+/* Note [Waiting]
+ * A driver with nothing to do spins for a while (the answer of a peer that
+ * runs on another core comes within microseconds), yields, then sleeps in
+ * ppoll until a wake-up byte.  Spinning pays only when the peer is running
+ * meanwhile; on an oversubscribed machine (4 ranks on 2 cores, other work)
+ * it takes the core from the very process we wait for, and a driver that
+ * sleeps leaves its core idle, which lets the kernel pull the peer over.
+ * So the spin budget adapts: it doubles after a wait that ended while
+ * spinning and halves after one that outlasted it; every 8th wait spins the
+ * full budget to find out whether spinning pays again.
+ * CTORCH_GLOO_SPIN_US caps the budget. */
+#define SPIN_MIN_NS 1000
+static int64_t spin_max_ns = 50000;
+static pthread_once_t tune_once = PTHREAD_ONCE_INIT;
+
+static void
+read_tuning(void)
+{
+    const char *s = getenv("CTORCH_GLOO_SPIN_US");
+    if (s != NULL) {
+        spin_max_ns = atoll(s) * 1000;
+    }
+}
 
 static const char zeros[4096];
 
@@ -1124,20 +1146,43 @@ pg_idle(ct_pg *pg, int64_t *idle_since, int64_t deadline)
     int64_t now = pg_now_ns();
     if (*idle_since == 0) {
         *idle_since = now;
+        pg->wait_blocked = false;
+        if (pg->spin_budget == 0) {
+            pthread_once(&tune_once, read_tuning);
+            pg->spin_budget = spin_max_ns;
+        }
+        pg->wait_budget = (++pg->waits & 7) == 0 ? spin_max_ns : pg->spin_budget;
     }
     int64_t idle = now - *idle_since;
-    if (idle < SPIN_NS) {
+    if (idle < pg->wait_budget) {
 #if defined(__x86_64__)
-        __builtin_ia32_pause();
+        for (int i = 0; i < 16; i++) {
+            __builtin_ia32_pause();
+        }
 #endif
         return;
     }
-    if (idle < SPIN_NS + YIELD_NS) {
+    pg->wait_blocked = true;    /* spinning did not do it */
+    if (idle < 2 * pg->wait_budget + SPIN_MIN_NS) {
         sched_yield();
         return;
     }
     block(pg, deadline);
+}
+
+void
+pg_moved(ct_pg *pg, int64_t *idle_since)
+{
+    if (*idle_since == 0) {
+        return;
+    }
     *idle_since = 0;
+    if (pg->wait_blocked) {
+        pg->spin_budget = pg->spin_budget / 2 > SPIN_MIN_NS ? pg->spin_budget / 2 : SPIN_MIN_NS;
+    }
+    else {
+        pg->spin_budget = pg->spin_budget * 2 < spin_max_ns ? pg->spin_budget * 2 : spin_max_ns;
+    }
 }
 
 /* Free every entry the links still hold (the group is closing). */

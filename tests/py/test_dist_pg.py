@@ -18,8 +18,12 @@ import gc
 import os
 import pickle
 import random
+import json
 import selectors
+import shutil
 import signal
+import subprocess
+import sys
 import tempfile
 import time
 import traceback
@@ -1014,3 +1018,90 @@ def _stress(pg, r, world, seed, count):
 def test_stress_mixed_collectives(world):
     for bad in run(world, _stress, 1234 + world, 250, limit=90):
         assert bad == []
+
+
+# ---- two "hosts": network namespaces joined by a veth pair ------------------------
+
+NETNS_WORKER = r"""
+import json, sys, time
+import ctorch
+from ctorch import _C
+rank, world, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+pg = _C.ProcessGroupGloo(_C.FileStore(path, world), rank, world, 20.0)
+out = {"shm": pg._shm_peers()}
+t = ctorch.full((5,), float(rank + 1))
+pg.allreduce([t], 0).wait()
+out["small"] = t.tolist()
+t = ctorch.arange(400003, dtype=ctorch.float32) + rank
+pg.allreduce([t], 0).wait()
+want = ctorch.arange(400003, dtype=ctorch.float32) * world + sum(range(world))
+out["large"] = bool((t == want).all())
+b = ctorch.arange(100000, dtype=ctorch.float64) if rank == 3 else ctorch.zeros(100000, dtype=ctorch.float64)
+pg.broadcast([b], 3).wait()
+out["bcast"] = bool((b == ctorch.arange(100000, dtype=ctorch.float64)).all())
+# a round trip across the hosts: rank 0 <-> rank 2
+x = ctorch.ones(2)
+n = 200
+t0 = time.perf_counter()
+for _ in range(n):
+    if rank == 0:
+        pg.send([x], 2, 1, async_op=False).wait()
+        pg.recv([x], 2, 1, async_op=False).wait()
+    elif rank == 2:
+        pg.recv([x], 0, 1, async_op=False).wait()
+        pg.send([x], 0, 1, async_op=False).wait()
+out["rtt_us"] = (time.perf_counter() - t0) / n * 1e6
+pg.barrier().wait()
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture
+def two_hosts():
+    """Network namespaces a (10.231.x.1) and b (10.231.x.2) joined by a
+    veth pair; skipped where they cannot be made (not root, no iproute2)."""
+    if os.geteuid() != 0 or shutil.which("ip") is None:
+        pytest.skip("needs root and iproute2")
+    tag = "%d" % (os.getpid() % 100000)
+    a, b = "ctpga" + tag, "ctpgb" + tag
+    va, vb = "ctva" + tag, "ctvb" + tag
+    net = "10.231.%d" % (os.getpid() % 250 + 1)
+    cmds = [["ip", "netns", "add", a], ["ip", "netns", "add", b],
+            ["ip", "link", "add", va, "type", "veth", "peer", "name", vb],
+            ["ip", "link", "set", va, "netns", a], ["ip", "link", "set", vb, "netns", b],
+            ["ip", "-n", a, "addr", "add", net + ".1/24", "dev", va],
+            ["ip", "-n", b, "addr", "add", net + ".2/24", "dev", vb],
+            ["ip", "-n", a, "link", "set", va, "up"], ["ip", "-n", b, "link", "set", vb, "up"],
+            ["ip", "-n", a, "link", "set", "lo", "up"], ["ip", "-n", b, "link", "set", "lo", "up"]]
+    try:
+        for c in cmds:
+            if subprocess.run(c, capture_output=True).returncode != 0:
+                pytest.skip("cannot make network namespaces here")
+        yield a, b
+    finally:
+        for ns in (a, b):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def test_tcp_between_network_namespaces(two_hosts, tmp_path):
+    a, b = two_hosts
+    path = str(tmp_path / "store")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.abspath(os.path.dirname(ctorch.__file__) + "/..")
+    world = 4
+    procs = [subprocess.Popen(["ip", "netns", "exec", a if r < 2 else b, sys.executable, "-c",
+                               NETNS_WORKER, str(r), str(world), path],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+             for r in range(world)]
+    outs = []
+    for p in procs:
+        o, e = p.communicate(timeout=60)
+        assert p.returncode == 0, e.decode()
+        outs.append(json.loads(o))
+    for r, out in enumerate(outs):
+        assert out["shm"] == 1                  # the other rank in its namespace
+        assert out["small"] == [10.0] * 5
+        assert out["large"] and out["bcast"]
+    # a round trip across the hosts beats gloo's (2.8-3.6 ms here) even on a
+    # loaded machine or under a sanitizer (the benchmark has the figures)
+    assert outs[0]["rtt_us"] < 2500, outs[0]["rtt_us"]

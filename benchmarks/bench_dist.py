@@ -1,0 +1,250 @@
+"""Process-group collectives: ctorch's gloo (_C.ProcessGroupGloo) beside
+PyTorch's gloo (torch.distributed.ProcessGroupGloo), measured in the same
+run.  Usage:
+PYTHONPATH=python /usr/bin/python3 benchmarks/bench_dist.py [--quick] [--world 2,4]
+
+For each world size every library starts its ranks as fresh interpreters
+(one import of ctorch or of torch each), which meet through a FileStore;
+the libraries take turns, several rounds, and each figure is the median
+over the rounds of rank 0's time per operation (the ranks line up with a
+barrier before each measured loop).  Operations are blocking calls as
+torch.distributed's blocking functions make them (ctorch with
+async_op=False, the fast path that runs on the calling thread).
+Ratios are torch's time divided by ctorch's (above 1: ctorch is faster).
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from _common import QUICK, load_libs, print_table
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROUNDS = 2 if QUICK else 3
+
+# (name, iterations, (quick iterations))
+CASES = [
+    ("init", 1),
+    ("allreduce 8 B", 2000),
+    ("allreduce 1 MB", 200),
+    ("allreduce 64 MB", 5),
+    ("barrier", 2000),
+    ("broadcast 8 B", 2000),
+    ("broadcast 1 MB", 200),
+    ("allgather 1 MB", 100),
+    ("reduce_scatter 1 MB", 100),
+    ("all_to_all 1 MB", 100),
+    ("send/recv round trip 8 B", 2000),
+    ("send/recv 1 MB one way", 200),
+]
+
+
+def _iters(n):
+    return max(1, n // 10) if QUICK else n
+
+
+# ---- a rank ------------------------------------------------------------------
+
+def worker(lib, rank, world, path):
+    out = {}
+    if lib == "ctorch":
+        import ctorch as T
+        from ctorch import _C
+        t0 = time.perf_counter()
+        store = _C.FileStore(path, world)
+        pg = _C.ProcessGroupGloo(store, rank, world, 120.0)
+        out["init"] = time.perf_counter() - t0
+
+        def allreduce(t):
+            pg.allreduce([t], 0, async_op=False).wait()
+
+        def barrier():
+            pg.barrier(async_op=False).wait()
+
+        def broadcast(t):
+            pg.broadcast([t], 0, async_op=False).wait()
+
+        def allgather(outs, t):
+            pg.allgather([outs], [t], async_op=False).wait()
+
+        def reduce_scatter(o, ins):
+            pg.reduce_scatter([o], [ins], 0, async_op=False).wait()
+
+        def alltoall(o, i):
+            pg.alltoall_base(o, i, [], [], async_op=False).wait()
+
+        def send(t, dst):
+            pg.send([t], dst, 0, async_op=False).wait()
+
+        def recv(t, src):
+            pg.recv([t], src, 0, async_op=False).wait()
+    else:
+        import datetime
+
+        import torch as T
+        import torch.distributed as dist
+        t0 = time.perf_counter()
+        store = dist.FileStore(path, world)
+        pg = dist.ProcessGroupGloo(store, rank, world, datetime.timedelta(seconds=120))
+        out["init"] = time.perf_counter() - t0
+
+        def allreduce(t):
+            pg.allreduce([t]).wait()
+
+        def barrier():
+            pg.barrier().wait()
+
+        def broadcast(t):
+            o = dist.BroadcastOptions()
+            o.rootRank = 0
+            pg.broadcast([t], o).wait()
+
+        def allgather(outs, t):
+            pg.allgather([outs], [t]).wait()
+
+        def reduce_scatter(o, ins):
+            pg.reduce_scatter([o], [ins]).wait()
+
+        def alltoall(o, i):
+            pg.alltoall_base(o, i, [], []).wait()
+
+        def send(t, dst):
+            pg.send([t], dst, 0).wait()
+
+        def recv(t, src):
+            pg.recv([t], src, 0).wait()
+
+    MB = 1 << 20
+    small = T.ones(2)
+    one = T.ones(MB // 4)
+    big = T.ones(64 * MB // 4)
+    outs = [T.zeros(MB // 4) for _ in range(world)]
+    rs_in = [T.ones(MB // 4) for _ in range(world)]
+    a2a_in = T.ones(MB // 4 // world * world)
+    a2a_out = T.zeros(MB // 4 // world * world)
+
+    def rtt():
+        if rank == 0:
+            send(small, 1)
+            recv(small, 1)
+        elif rank == 1:
+            recv(small, 0)
+            send(small, 0)
+
+    def oneway():
+        if rank == 0:
+            send(one, 1)
+        elif rank == 1:
+            recv(one, 0)
+
+    bodies = {
+        "allreduce 8 B": lambda: allreduce(small),
+        "allreduce 1 MB": lambda: allreduce(one),
+        "allreduce 64 MB": lambda: allreduce(big),
+        "barrier": barrier,
+        "broadcast 8 B": lambda: broadcast(small),
+        "broadcast 1 MB": lambda: broadcast(one),
+        "allgather 1 MB": lambda: allgather(outs, one),
+        "reduce_scatter 1 MB": lambda: reduce_scatter(one, rs_in),
+        "all_to_all 1 MB": lambda: alltoall(a2a_out, a2a_in),
+        "send/recv round trip 8 B": rtt,
+        "send/recv 1 MB one way": oneway,
+    }
+    for name, n in CASES:
+        if name == "init":
+            continue
+        body = bodies[name]
+        n = _iters(n)
+        try:
+            body()                      # warm up (and a first touch of buffers)
+            barrier()
+            t0 = time.perf_counter()
+            for _ in range(n):
+                body()
+            if name.startswith("send/recv"):
+                barrier()               # the receiver's last receive is in
+            out[name] = (time.perf_counter() - t0) / n
+        except RuntimeError as e:       # torch 1.13's gloo lacks some operations
+            out[name] = "n/a: " + str(e).splitlines()[0][:60]
+            barrier()
+    return out
+
+
+# ---- the driver ------------------------------------------------------------------
+
+def run_world(lib, world):
+    fd, path = tempfile.mkstemp(prefix="bench_dist_")
+    os.close(fd)
+    os.unlink(path)
+    env = dict(os.environ)
+    env.setdefault("OMP_NUM_THREADS", "1")
+    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", lib,
+                               str(r), str(world), path] + (["--quick"] if QUICK else []),
+                              stdout=subprocess.PIPE, env=env, cwd="/tmp")
+             for r in range(world)]
+    outs = [p.communicate(timeout=900)[0] for p in procs]
+    for p in (path, path + ".lock"):
+        if os.path.exists(p):
+            os.unlink(p)
+    if any(p.returncode for p in procs):
+        raise RuntimeError("%s world %d: a rank failed" % (lib, world))
+    return json.loads(outs[0])
+
+
+def fmt(v):
+    if isinstance(v, str):
+        return "n/a"
+    if v >= 1e-3:
+        return "%.2f ms" % (v * 1e3)
+    return "%.1f us" % (v * 1e6)
+
+
+def main():
+    worlds = [2, 4]
+    for a in sys.argv[1:]:
+        if a.startswith("--world"):
+            worlds = [int(x) for x in a.split("=", 1)[1].split(",")]
+    libs = ["ctorch"] + (["torch"] if "torch" in load_libs() else [])
+    for world in worlds:
+        res = {lib: {} for lib in libs}
+        for _ in range(ROUNDS):
+            for lib in libs:
+                for k, v in run_world(lib, world).items():
+                    res[lib].setdefault(k, []).append(v)
+        table = [["world %d" % world] + libs + (["torch/ctorch"] if len(libs) > 1 else [])]
+        for name, _ in CASES:
+            row = [name]
+            meds = []
+            for lib in libs:
+                vals = [v for v in res[lib].get(name, []) if not isinstance(v, str)]
+                med = statistics.median(vals) if vals else "n/a"
+                meds.append(med)
+                row.append(fmt(med))
+            if len(libs) > 1:
+                c, t = meds
+                row.append("%.1fx" % (t / c) if not isinstance(c, str) and not isinstance(t, str)
+                           else "")
+            if name == "allreduce 64 MB":
+                for i, m in enumerate(meds):
+                    if not isinstance(m, str):
+                        row[1 + i] += " (%.2f GB/s)" % (64 / 1024 / m)
+            table.append(row)
+        print_table(table)
+        print()
+
+
+if __name__ == "__main__":
+    if "--worker" in sys.argv:
+        i = sys.argv.index("--worker")
+        lib, rank, world, path = sys.argv[i + 1:i + 5]
+        if lib == "ctorch":
+            sys.path.insert(0, os.path.join(HERE, "..", "python"))
+        res = worker(lib, int(rank), int(world), path)
+        if int(rank) == 0:
+            print(json.dumps(res))
+        sys.stdout.flush()
+        os._exit(0)
+    main()
