@@ -6,15 +6,14 @@ Each figure is the median over repeats of microseconds per operation:
   * TCPStore set+get, on the master (its own store: ctorch answers in the
     calling thread, torch goes through loopback TCP) and on a client;
   * TCPStore add, on a client;
-  * TCPStore get woken by a set from another client (the latency a rank
-    waiting for a key sees);
+  * TCPStore get woken by a set from a client in another process (the
+    latency a rank waiting for a key sees);
   * FileStore and HashStore set+get.
 Ratios are torch's time divided by ctorch's (above 1: ctorch is faster).
 """
 import os
 import statistics
 import tempfile
-import threading
 import time
 from datetime import timedelta
 
@@ -56,29 +55,39 @@ def add(s):
 
 
 def wakeup(d, master):
-    """A client blocked in get, woken by another client's set: one key per
-    round, ping-pong between two threads."""
+    """A client blocked in get, woken by a set from a client in another
+    process (ranks are processes): ping-pong, one key per message."""
+    import multiprocessing as mp
+    ctx = mp.get_context("fork")
     a = d.TCPStore("127.0.0.1", master.port, None, False, timedelta(seconds=30))
-    b = d.TCPStore("127.0.0.1", master.port, None, False, timedelta(seconds=30))
     counter = [0]
+
+    def pong(base, n):
+        b = d.TCPStore("127.0.0.1", master.port, None, False, timedelta(seconds=30))
+        b.set("ready%d" % base, "1")
+        for i in range(n):
+            b.get("ping%d" % (base + i))
+            b.set("pong%d" % (base + i), "1")
+        os._exit(0)
 
     def run(n):
         base = counter[0]
         counter[0] += n
-
-        def pong():
-            for i in range(n):
-                b.get("ping%d" % (base + i))
-                b.set("pong%d" % (base + i), "1")
-
-        th = threading.Thread(target=pong)
-        th.start()
+        p = ctx.Process(target=pong, args=(base, n))
+        p.start()
+        a.get("ready%d" % base)
+        start = time.perf_counter()
         for i in range(n):
             a.set("ping%d" % (base + i), "1")
             a.get("pong%d" % (base + i))
-        th.join()
-    # a round is two wake-ups
-    return lambda n: run(n), 2
+        took = time.perf_counter() - start
+        p.join()
+        return took
+
+    def per_wakeup(n):
+        times = sorted(run(n) for _ in range(REPEATS))
+        return times[len(times) // 2] / n / 2 * 1e6   # two wake-ups a round
+    return per_wakeup
 
 
 def measure(name, lib, path):
@@ -89,8 +98,7 @@ def measure(name, lib, path):
     res["TCPStore set+get (master)"] = per_op(set_get(master))
     res["TCPStore set+get (client)"] = per_op(set_get(client))
     res["TCPStore add (client)"] = per_op(add(client))
-    fn, per = wakeup(d, master)
-    res["TCPStore get woken by set"] = per_op(fn, max(N // 10, 50)) / per
+    res["TCPStore get woken by set"] = wakeup(d, master)(max(N // 10, 50))
     fs = d.FileStore(path, 1)
     res["FileStore set+get"] = per_op(set_get(fs))
     res["HashStore set+get"] = per_op(set_get(d.HashStore()))
