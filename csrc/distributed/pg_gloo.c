@@ -290,6 +290,9 @@ drive(ct_pg *pg, ct_work *target)
         if (pg->p2p != NULL) {
             pg_p2p_check_deadlines(pg, pg_now_ns());
         }
+        if (target != NULL && atomic_load(&target->state) != PG_W_PENDING) {
+            return;             /* it may have just timed out */
+        }
         if (moved) {
             pg_moved(pg, &idle);
             continue;
