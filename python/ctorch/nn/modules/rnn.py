@@ -311,44 +311,7 @@ class RNN(RNNBase):
         super().__init__(mode, *args, **kwargs)
 
     def forward(self, input, hx=None):
-        orig_input = input
-        if isinstance(orig_input, PackedSequence):
-            input, batch_sizes, sorted_indices, unsorted_indices = input
-            max_batch_size = int(batch_sizes[0])
-        else:
-            batch_sizes = None
-            is_batched = input.dim() == 3
-            batch_dim = 0 if self.batch_first else 1
-            if not is_batched:
-                input = input.unsqueeze(batch_dim)
-                if hx is not None:
-                    if hx.dim() != 2:
-                        raise RuntimeError(
-                            f"For unbatched 2-D input, hx should also be 2-D but got "
-                            f"{hx.dim()}-D tensor")
-                    hx = hx.unsqueeze(1)
-            elif hx is not None and hx.dim() != 3:
-                raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got "
-                                   f"{hx.dim()}-D tensor")
-            max_batch_size = input.size(0) if self.batch_first else input.size(1)
-            sorted_indices = None
-            unsorted_indices = None
-        if hx is None:
-            num_directions = 2 if self.bidirectional else 1
-            hx = _C.zeros(self.num_layers * num_directions, max_batch_size,
-                          self.hidden_size, dtype=input.dtype, device=input.device)
-        else:
-            hx = self.permute_hidden(hx, sorted_indices)
-        self.check_forward_args(input, hx, batch_sizes)
-        output, hidden, _ = self._run(input, hx, None, batch_sizes)
-        if isinstance(orig_input, PackedSequence):
-            output_packed = PackedSequence(output, batch_sizes, sorted_indices,
-                                           unsorted_indices)
-            return output_packed, self.permute_hidden(hidden, unsorted_indices)
-        if not is_batched:
-            output = output.squeeze(batch_dim)
-            hidden = hidden.squeeze(1)
-        return output, self.permute_hidden(hidden, unsorted_indices)
+        return _single_state_forward(self, input, hx)
 
 
 class LSTM(RNNBase):
@@ -439,44 +402,49 @@ class GRU(RNNBase):
         super().__init__("GRU", *args, **kwargs)
 
     def forward(self, input, hx=None):
-        orig_input = input
-        if isinstance(orig_input, PackedSequence):
-            input, batch_sizes, sorted_indices, unsorted_indices = input
-            max_batch_size = int(batch_sizes[0])
-        else:
-            batch_sizes = None
-            is_batched = input.dim() == 3
-            batch_dim = 0 if self.batch_first else 1
-            if not is_batched:
-                input = input.unsqueeze(batch_dim)
-                if hx is not None:
-                    if hx.dim() != 2:
-                        raise RuntimeError(
-                            f"For unbatched 2-D input, hx should also be 2-D but got "
-                            f"{hx.dim()}-D tensor")
-                    hx = hx.unsqueeze(1)
-            elif hx is not None and hx.dim() != 3:
-                raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got "
-                                   f"{hx.dim()}-D tensor")
-            max_batch_size = input.size(0) if self.batch_first else input.size(1)
-            sorted_indices = None
-            unsorted_indices = None
-        if hx is None:
-            num_directions = 2 if self.bidirectional else 1
-            hx = _C.zeros(self.num_layers * num_directions, max_batch_size,
-                          self.hidden_size, dtype=input.dtype, device=input.device)
-        else:
-            hx = self.permute_hidden(hx, sorted_indices)
-        self.check_forward_args(input, hx, batch_sizes)
-        output, hidden, _ = self._run(input, hx, None, batch_sizes)
-        if isinstance(orig_input, PackedSequence):
-            output_packed = PackedSequence(output, batch_sizes, sorted_indices,
-                                           unsorted_indices)
-            return output_packed, self.permute_hidden(hidden, unsorted_indices)
+        return _single_state_forward(self, input, hx)
+
+
+def _single_state_forward(self, input, hx):
+    """RNN and GRU: one hidden state (LSTM carries (h, c))."""
+    orig_input = input
+    if isinstance(orig_input, PackedSequence):
+        input, batch_sizes, sorted_indices, unsorted_indices = input
+        max_batch_size = int(batch_sizes[0])
+    else:
+        batch_sizes = None
+        is_batched = input.dim() == 3
+        batch_dim = 0 if self.batch_first else 1
         if not is_batched:
-            output = output.squeeze(batch_dim)
-            hidden = hidden.squeeze(1)
-        return output, self.permute_hidden(hidden, unsorted_indices)
+            input = input.unsqueeze(batch_dim)
+            if hx is not None:
+                if hx.dim() != 2:
+                    raise RuntimeError(
+                        f"For unbatched 2-D input, hx should also be 2-D but got "
+                        f"{hx.dim()}-D tensor")
+                hx = hx.unsqueeze(1)
+        elif hx is not None and hx.dim() != 3:
+            raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got "
+                               f"{hx.dim()}-D tensor")
+        max_batch_size = input.size(0) if self.batch_first else input.size(1)
+        sorted_indices = None
+        unsorted_indices = None
+    if hx is None:
+        num_directions = 2 if self.bidirectional else 1
+        hx = _C.zeros(self.num_layers * num_directions, max_batch_size,
+                      self.hidden_size, dtype=input.dtype, device=input.device)
+    else:
+        hx = self.permute_hidden(hx, sorted_indices)
+    self.check_forward_args(input, hx, batch_sizes)
+    output, hidden, _ = self._run(input, hx, None, batch_sizes)
+    if isinstance(orig_input, PackedSequence):
+        output_packed = PackedSequence(output, batch_sizes, sorted_indices,
+                                       unsorted_indices)
+        return output_packed, self.permute_hidden(hidden, unsorted_indices)
+    if not is_batched:
+        output = output.squeeze(batch_dim)
+        hidden = hidden.squeeze(1)
+    return output, self.permute_hidden(hidden, unsorted_indices)
 
 
 # --- cells --------------------------------------------------------------------
