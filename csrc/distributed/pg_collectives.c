@@ -26,11 +26,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SEG_BYTES (512 * 1024)  /* pipelining grain of the ring and tree */
+/* Pipelining grain of the ring and the tree: a chunk in about 8 segments
+ * (a step forwards the first while the rest arrives), 32 KB to 512 KB. */
+static size_t
+seg_bytes(size_t chunk, size_t E)
+{
+    size_t s = chunk / 8;
+    s = s < 32768 ? 32768 : s > 524288 ? 524288 : s;
+    return s / 64 * 64 / E * E;
+}
 
+/* Up to this many bytes a reduction goes in one step (everyone sends its
+ * data to everyone with the descriptions; each rank folds in rank order). */
 static size_t
 direct_max(int P)
 {
+    static long env = -2;
+    if (env == -2) {
+        const char *e = getenv("CTORCH_GLOO_DIRECT_MAX");
+        env = e ? atol(e) : -1;
+    }
+    if (env >= 0) {
+        return (size_t)env;
+    }
     return P <= 2 ? 256 * 1024 : 32 * 1024;
 }
 
@@ -611,23 +629,28 @@ mod(int a, int P)
     return ((a % P) + P) % P;
 }
 
-/* Ring reduce-scatter and/or all-gather over buf (n elements cut into P
- * chunks).  After the reduce-scatter rank r holds chunk r reduced over all
- * ranks; after the all-gather every rank holds every chunk. */
+/* Ring reduce-scatter and/or all-gather over P chunks: chunk q lives at
+ * ptr[q] (len[q] bytes, kept alive by keep[q]).  After the reduce-scatter
+ * rank r holds chunk r reduced over all ranks; after the all-gather every
+ * rank holds every chunk.  Rank r never receives into chunk r - 1 during
+ * the reduce-scatter (it only sends it, at the first step), so that one
+ * may be read-only. */
 static int
-c_ring(coll *c, char *buf, ct_tensor *keep, int64_t n, ct_dtype dt, ct_redop op, bool rs,
-       bool ag)
+c_ring_chunks(coll *c, char *const *ptr, const size_t *len, ct_tensor *const *keep,
+              ct_dtype dt, ct_redop op, bool rs, bool ag)
 {
     int P = c->P, r = c->r;
-    if (P == 1 || n == 0) {
+    if (P == 1) {
         return 0;
     }
-    size_t E = ct_dtype_itemsize(dt);
-    size_t seg = SEG_BYTES / E * E;
-    size_t off[P + 1];
-    for (int q = 0; q <= P; q++) {
-        off[q] = (size_t)(n * q / P) * E;
+    size_t E = ct_dtype_itemsize(dt), most = 0;
+    for (int q = 0; q < P; q++) {
+        most = len[q] > most ? len[q] : most;
     }
+    if (most == 0) {
+        return 0;
+    }
+    size_t seg = seg_bytes(most, E);
     int T = (rs ? P - 1 : 0) + (ag ? P - 1 : 0);
     int sendc[T], recvc[T], base[T + 1], cursor[T];
     bool red[T];
@@ -644,18 +667,16 @@ c_ring(coll *c, char *buf, ct_tensor *keep, int64_t n, ct_dtype dt, ct_redop op,
             recvc[t] = mod(r - s - 1, P);
             red[t] = false;
         }
-        size_t len = off[recvc[t] + 1] - off[recvc[t]];
-        base[t + 1] = base[t] + (int)((len + seg - 1) / seg);
+        base[t + 1] = base[t] + (int)((len[recvc[t]] + seg - 1) / seg);
         cursor[t] = 0;
     }
     int left = mod(r - 1, P), right = mod(r + 1, P);
     int first_rx = c->nrx;
     for (int t = 0; t < T; t++) {
         int ch = recvc[t];
-        size_t len = off[ch + 1] - off[ch];
         for (int k = 0; k < base[t + 1] - base[t]; k++) {
-            size_t o = (size_t)k * seg, l = len - o < seg ? len - o : seg;
-            if (c_recv(c, left, 1 + ((uint64_t)t << 32) + (uint64_t)k, buf + off[ch] + o, l,
+            size_t o = (size_t)k * seg, l = len[ch] - o < seg ? len[ch] - o : seg;
+            if (c_recv(c, left, 1 + ((uint64_t)t << 32) + (uint64_t)k, ptr[ch] + o, l,
                        red[t] ? PG_DELIVER_REDUCE : PG_DELIVER_COPY, dt, op) == NULL) {
                 return -1;
             }
@@ -663,10 +684,9 @@ c_ring(coll *c, char *buf, ct_tensor *keep, int64_t n, ct_dtype dt, ct_redop op,
     }
     {
         int ch = sendc[0];
-        size_t len = off[ch + 1] - off[ch];
-        for (size_t o = 0, k = 0; o < len; o += seg, k++) {
-            size_t l = len - o < seg ? len - o : seg;
-            if (c_send(c, right, 1 + k, NULL, 0, buf + off[ch] + o, l, keep) == NULL) {
+        for (size_t o = 0, k = 0; o < len[ch]; o += seg, k++) {
+            size_t l = len[ch] - o < seg ? len[ch] - o : seg;
+            if (c_send(c, right, 1 + k, NULL, 0, ptr[ch] + o, l, keep[ch]) == NULL) {
                 return -1;
             }
         }
@@ -678,10 +698,9 @@ c_ring(coll *c, char *buf, ct_tensor *keep, int64_t n, ct_dtype dt, ct_redop op,
             while (cursor[t] < nseg && c->rx[first_rx + base[t] + cursor[t]]->state == PG_E_DONE) {
                 if (t + 1 < T) {
                     int ch = recvc[t];
-                    size_t len = off[ch + 1] - off[ch];
-                    size_t o = (size_t)cursor[t] * seg, l = len - o < seg ? len - o : seg;
+                    size_t o = (size_t)cursor[t] * seg, l = len[ch] - o < seg ? len[ch] - o : seg;
                     if (c_send(c, right, 1 + ((uint64_t)(t + 1) << 32) + (uint64_t)cursor[t],
-                               NULL, 0, buf + off[ch] + o, l, keep) == NULL) {
+                               NULL, 0, ptr[ch] + o, l, keep[ch]) == NULL) {
                         return -1;
                     }
                 }
@@ -697,6 +716,25 @@ c_ring(coll *c, char *buf, ct_tensor *keep, int64_t n, ct_dtype dt, ct_redop op,
         }
     }
     return c_check_links(c);
+}
+
+/* The ring over one buffer of n elements, cut into P near-equal chunks. */
+static int
+c_ring(coll *c, char *buf, ct_tensor *keep, int64_t n, ct_dtype dt, ct_redop op, bool rs,
+       bool ag)
+{
+    int P = c->P;
+    size_t E = ct_dtype_itemsize(dt);
+    char *ptr[P];
+    size_t len[P];
+    ct_tensor *keeps[P];
+    for (int q = 0; q < P; q++) {
+        size_t o = (size_t)(n * q / P) * E;
+        ptr[q] = buf + o;
+        len[q] = (size_t)(n * (q + 1) / P) * E - o;
+        keeps[q] = keep;
+    }
+    return c_ring_chunks(c, ptr, len, keeps, dt, op, rs, ag);
 }
 
 /* The chunk boundaries c_ring uses, for the reduce's final gather. */
@@ -728,7 +766,7 @@ c_tree(coll *c, char *buf, ct_tensor *keep, size_t bytes, int root)
             children[nch++] = mod(vr + m + root, P);
         }
     }
-    size_t seg = SEG_BYTES;
+    size_t seg = seg_bytes(bytes, 1);
     int nseg = (int)((bytes + seg - 1) / seg);
     if (parent < 0) {
         for (int k = 0; k < nseg; k++) {
@@ -1264,60 +1302,84 @@ op_reduce_scatter(coll *c)
     int64_t n = out->numel;
     size_t bytes = (size_t)n * ct_dtype_itemsize(dt);
     stage so = {0};
+    stage si[P];
+    memset(si, 0, sizeof si);
+    char *in[P], *ptr[P];
+    size_t len[P];
+    ct_tensor *keep[P];
     int rc = -1;
-    ct_tensor *keep;
     if (c_meta(c, dt, n, out, NULL, 0) < 0 || stage_in(c, &so, out, false) < 0) {
         goto done;
     }
-    /* every contribution in one working buffer: chunk q goes to rank q */
-    char *work = c_temp(c, bytes * (size_t)P, &keep);
-    if (work == NULL) {
-        goto done;
-    }
+    /* contiguous inputs: chunk q goes to rank q */
     for (int q = 0; q < P; q++) {
-        ct_tensor *src = base ? w->in[0] : w->in[q];
-        ct_tensor *cs = ct_contiguous(src);
-        if (cs == NULL) {
-            c_fail_ct(c);
+        if (base ? q == 0 && stage_in(c, &si[0], w->in[0], true) < 0
+                 : stage_in(c, &si[q], w->in[q], true) < 0) {
             goto done;
         }
-        if (base) {
-            memcpy(work, ct_tensor_data(cs), bytes * (size_t)P);
-            ct_tensor_decref(cs);
-            break;
-        }
-        memcpy(work + (size_t)q * bytes, ct_tensor_data(cs), bytes);
-        ct_tensor_decref(cs);
+        in[q] = base ? si[0].p + (size_t)q * bytes : si[q].p;
+        keep[q] = base ? si[0].t : si[q].t;
     }
     if (bytes <= direct_max(P)) {
-        char *sp[P];
         size_t sl[P], rcap[P];
         for (int q = 0; q < P; q++) {
-            sp[q] = work + (size_t)q * bytes;
             sl[q] = bytes;
             rcap[q] = bytes;
         }
-        if (c_exchange(c, sp, sl, keep, rcap) < 0) {
+        /* one keep: the description carries chunk q to rank q */
+        ct_tensor *k1 = NULL;
+        char *pack = base ? si[0].p : c_temp(c, bytes * (size_t)P, &k1);
+        if (pack == NULL) {
+            goto done;
+        }
+        for (int q = 0; !base && q < P; q++) {
+            memcpy(pack + (size_t)q * bytes, in[q], bytes);
+        }
+        for (int q = 0; q < P; q++) {
+            in[q] = pack + (size_t)q * bytes;
+        }
+        if (c_exchange(c, in, sl, base ? si[0].t : k1, rcap) < 0) {
             goto done;
         }
         char *x[P];
         for (int q = 0; q < P; q++) {
-            x[q] = q == r ? work + (size_t)r * bytes : c->p1data[q];
+            x[q] = q == r ? in[r] : c->p1data[q];
         }
         if (c_fold(c, so.p, x, n, dt, w->rop) < 0) {
             goto done;
         }
     }
     else {
-        if (c_exchange(c, NULL, NULL, NULL, NULL) < 0 ||
-            c_ring(c, work, keep, n * P, dt, w->rop, true, false) < 0) {
+        if (c_exchange(c, NULL, NULL, NULL, NULL) < 0) {
             goto done;
         }
-        memcpy(so.p, work + (size_t)r * bytes, bytes);
+        /* the ring reduces into every chunk but r - 1 (which it only sends):
+         * those start as copies of the inputs, chunk r in the output */
+        ct_tensor *tk = NULL;
+        char *tmp = P > 2 ? c_temp(c, bytes * (size_t)(P - 2), &tk) : NULL;
+        if (P > 2 && tmp == NULL) {
+            goto done;
+        }
+        for (int q = 0, t = 0; q < P; q++) {
+            len[q] = bytes;
+            if (q == mod(r - 1, P)) {
+                ptr[q] = in[q];
+                continue;
+            }
+            ptr[q] = q == r ? so.p : tmp + (size_t)(t++) * bytes;
+            keep[q] = q == r ? so.t : tk;
+            memcpy(ptr[q], in[q], bytes);
+        }
+        if (c_ring_chunks(c, ptr, len, keep, dt, w->rop, true, false) < 0) {
+            goto done;
+        }
     }
     rc = stage_out(c, &so);
 done:
     stage_drop(&so);
+    for (int q = 0; q < P; q++) {
+        stage_drop(&si[q]);
+    }
     return rc;
 }
 

@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -132,7 +134,12 @@ void
 pg_kick(ct_pg *pg)
 {
     atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load(&pg->driver_sleeping) || atomic_load(&pg->progress_idle)) {
+    int how = atomic_load(&pg->driver_sleeping);
+    if (how == PG_SLEEP_FUTEX) {
+        atomic_fetch_add(&pg->kick_word, 1);
+        syscall(SYS_futex, (uint32_t *)&pg->kick_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
+    if (how == PG_SLEEP_POLL || atomic_load(&pg->progress_idle)) {
         kick_now(pg);
     }
 }
@@ -542,6 +549,8 @@ ct_pg_shutdown(ct_pg *pg)
     }
     atomic_store(&pg->closing, 1);
     kick_now(pg);
+    atomic_fetch_add(&pg->kick_word, 1);
+    syscall(SYS_futex, (uint32_t *)&pg->kick_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     pthread_mutex_lock(&pg->drive);
     fail_everything(pg);
     release_resources(pg);

@@ -205,6 +205,7 @@ typedef struct pg_link {
     void *seg;
     size_t seg_len;
     int seg_fd;
+    _Atomic uint32_t *my_door, *peer_door; /* futex words in the segment */
     /* TCP buffers */
     char *tbuf;
     size_t t_r, t_w;
@@ -252,7 +253,8 @@ struct ct_pg {
     int64_t seq_issued;         /* under inbox_lock */
     _Atomic int closing;
     bool closed;                /* resources released (shutdown) */
-    atomic_int driver_sleeping;
+    atomic_int driver_sleeping; /* 0, or PG_SLEEP_POLL / PG_SLEEP_FUTEX */
+    _Atomic uint32_t kick_word; /* futex a sleeping driver also waits on */
     atomic_int progress_idle;
     struct ct_work *cb_head, *cb_tail; /* completed works with callbacks */
     /* driver-only state */
@@ -350,9 +352,11 @@ size_t pg_shm_tx_reserve(pg_link *l, char **p);
 void pg_shm_tx_commit(pg_link *l, size_t n);
 size_t pg_shm_rx_peek(pg_link *l, const char **p);
 void pg_shm_rx_consume(pg_link *l, size_t n);
-void pg_shm_wake(pg_link *l);
+/* How a sleeper wants to be woken (the value of its *_sleeping flag). */
+enum { PG_SLEEP_POLL = 1, PG_SLEEP_FUTEX = 2 };
+void pg_shm_wake(pg_link *l, uint32_t how);
 /* Announce sleep; true when there is something to do after all. */
-bool pg_shm_arm(pg_link *l, bool tx_pending);
+bool pg_shm_arm(pg_link *l, bool tx_pending, uint32_t how);
 void pg_shm_disarm(pg_link *l);
 
 /* transport_tcp.c */

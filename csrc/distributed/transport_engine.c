@@ -18,6 +18,7 @@
 #include "pg_impl.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1066,16 +1068,106 @@ drain_socket(ct_pg *pg, pg_link *l)
     }
 }
 
+/* futex_waitv (Linux 5.16): is it there?  Checked once. */
+static int futex_waitv_ok = -1;
+
+static bool
+have_futex_waitv(void)
+{
+    if (futex_waitv_ok < 0) {
+        uint32_t word = 1;
+        struct futex_waitv w = {.val = 0, .uaddr = (uintptr_t)&word,
+                                .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG};
+        long r = syscall(SYS_futex_waitv, &w, 1, 0, NULL, CLOCK_MONOTONIC);
+        futex_waitv_ok = !(r < 0 && errno == ENOSYS) && getenv("CTORCH_GLOO_NO_FUTEX") == NULL;
+    }
+    return futex_waitv_ok;
+}
+
+/* How long a sleeper may stay asleep: until the deadline, at most 1 s; a
+ * futex sleeper (which does not watch the sockets) 50 ms, then it looks
+ * for peers whose socket closed. */
+static int64_t
+sleep_ns(int64_t deadline, int64_t cap)
+{
+    int64_t wait = deadline >= 0 ? deadline - pg_now_ns() : cap;
+    return wait > cap ? cap : wait < 0 ? 0 : wait;
+}
+
+/* Sleep on the doorbells of the shared-memory peers and the kick word
+ * (every link is shared memory). */
+static void
+block_futex(ct_pg *pg, int64_t deadline)
+{
+    struct futex_waitv w[pg->size + 1];
+    pg_link *who[pg->size + 1];
+    int n = 0;
+    uint32_t kv = atomic_load(&pg->kick_word);
+    w[n] = (struct futex_waitv){.val = kv, .uaddr = (uintptr_t)&pg->kick_word,
+                                .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG};
+    who[n++] = NULL;
+    atomic_store(&pg->driver_sleeping, PG_SLEEP_FUTEX);
+    bool ready = atomic_load(&pg->inbox_n) > 0;
+    for (int q = 0; q < pg->size; q++) {
+        pg_link *l = &pg->links[q];
+        if (q == pg->rank || l->dead) {
+            continue;
+        }
+        uint32_t v = atomic_load(l->my_door);
+        ready |= pg_shm_arm(l, l->txq != NULL, PG_SLEEP_FUTEX) || l->eof;
+        w[n] = (struct futex_waitv){.val = v, .uaddr = (uintptr_t)l->my_door, .flags = FUTEX_32};
+        who[n++] = l;
+    }
+    bool timed_out = false;
+    if (!ready) {
+        int64_t wait = sleep_ns(deadline, 50000000);
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        int64_t end = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + wait;
+        ts.tv_sec = end / 1000000000;
+        ts.tv_nsec = end % 1000000000;
+        long r = syscall(SYS_futex_waitv, w, n, 0, &ts, CLOCK_MONOTONIC);
+        timed_out = r < 0 && errno == ETIMEDOUT;
+    }
+    atomic_store(&pg->driver_sleeping, 0);
+    for (int i = 1; i < n; i++) {
+        pg_shm_disarm(who[i]);
+    }
+    if (timed_out) {
+        /* nobody woke us: look at the sockets for peers that went away */
+        struct pollfd fds[pg->size];
+        int k = 0;
+        for (int i = 1; i < n; i++) {
+            fds[k++] = (struct pollfd){who[i]->fd, POLLIN | POLLRDHUP, 0};
+        }
+        if (poll(fds, (nfds_t)k, 0) > 0) {
+            for (int i = 0; i < k; i++) {
+                if (fds[i].revents) {
+                    drain_socket(pg, who[i + 1]);
+                }
+            }
+        }
+    }
+}
+
 /* Sleep in ppoll until a kick, a wake-up byte, TCP data or the deadline. */
 static void
 block(ct_pg *pg, int64_t deadline)
 {
+    bool tcp = false;
+    for (int q = 0; q < pg->size && !tcp; q++) {
+        tcp = q != pg->rank && !pg->links[q].dead && !pg->links[q].shm;
+    }
+    if (!tcp && have_futex_waitv()) {
+        block_futex(pg, deadline);
+        return;
+    }
     int n = 0;
     struct pollfd fds[pg->size + 1];
     pg_link *who[pg->size + 1];
     fds[n] = (struct pollfd){pg->efd, POLLIN, 0};
     who[n++] = NULL;
-    atomic_store(&pg->driver_sleeping, 1);
+    atomic_store(&pg->driver_sleeping, PG_SLEEP_POLL);
     bool ready = atomic_load(&pg->inbox_n) > 0;
     for (int q = 0; q < pg->size; q++) {
         pg_link *l = &pg->links[q];
@@ -1084,7 +1176,7 @@ block(ct_pg *pg, int64_t deadline)
         }
         short ev = POLLRDHUP;
         if (l->shm) {
-            ready |= pg_shm_arm(l, l->txq != NULL);
+            ready |= pg_shm_arm(l, l->txq != NULL, PG_SLEEP_POLL);
             ready |= l->eof;
             ev |= POLLIN;
         }
@@ -1100,14 +1192,7 @@ block(ct_pg *pg, int64_t deadline)
         who[n++] = l;
     }
     if (!ready) {
-        int64_t now = pg_now_ns();
-        int64_t wait = deadline >= 0 ? deadline - now : 1000000000;
-        if (wait > 1000000000) {
-            wait = 1000000000;
-        }
-        if (wait < 0) {
-            wait = 0;
-        }
+        int64_t wait = sleep_ns(deadline, 1000000000);
         struct timespec ts = {wait / 1000000000, wait % 1000000000};
         ppoll(fds, (nfds_t)n, &ts, NULL);
     }

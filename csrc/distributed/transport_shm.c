@@ -15,7 +15,11 @@
  * commits and consumes are multiples of 8 bytes.  Sleeping uses the
  * Dekker pattern: a side sets its *_sleeping flag, fences, and checks the
  * ring again; the other side, after moving a position, fences and, when it
- * finds the flag set, clears it and sends one byte on the pair's socket.
+ * finds the flag set, clears it and wakes the sleeper the way the flag's
+ * value says: PG_SLEEP_FUTEX bumps the sleeper's doorbell word in the
+ * segment and futex-wakes it (the sleeper waits on all its doorbells at
+ * once with futex_waitv), PG_SLEEP_POLL sends one byte on the pair's
+ * socket (a sleeper that also watches TCP links sleeps in ppoll).
  */
 #include "pg_impl.h"
 
@@ -24,7 +28,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <linux/futex.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define SEG_MAGIC 0x6374676c6f6f7368ull /* "ctglooshm" */
@@ -33,7 +39,10 @@
 
 typedef struct {
     uint64_t magic, token, cap;
+    _Alignas(64) _Atomic uint32_t door_creator;
+    _Alignas(64) _Atomic uint32_t door_opener;
 } seg_header;
+_Static_assert(sizeof(seg_header) <= SEG_HDR, "the header fits its page");
 
 static size_t
 seg_bytes(uint64_t cap)
@@ -54,6 +63,9 @@ seg_assign(pg_link *l, bool creator)
     l->txd = creator ? da : db;
     l->rxd = creator ? db : da;
     l->tail_cache = 0;
+    seg_header *h = l->seg;
+    l->my_door = creator ? &h->door_creator : &h->door_opener;
+    l->peer_door = creator ? &h->door_opener : &h->door_creator;
 }
 
 int
@@ -128,9 +140,13 @@ pg_shm_close(pg_link *l)
 }
 
 void
-pg_shm_wake(pg_link *l)
+pg_shm_wake(pg_link *l, uint32_t how)
 {
-    if (l->fd >= 0) {
+    if (how == PG_SLEEP_FUTEX) {
+        atomic_fetch_add(l->peer_door, 1);
+        syscall(SYS_futex, (uint32_t *)l->peer_door, FUTEX_WAKE, 1, NULL, NULL, 0);
+    }
+    else if (l->fd >= 0) {
         char c = 'w';
         /* EAGAIN: the socket is full of wake-ups already */
         (void)!send(l->fd, &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -158,9 +174,10 @@ pg_shm_tx_commit(pg_link *l, size_t n)
     uint64_t head = atomic_load_explicit(&l->txr->head, memory_order_relaxed);
     atomic_store_explicit(&l->txr->head, head + n, memory_order_release);
     atomic_thread_fence(memory_order_seq_cst);
+    uint32_t how;
     if (atomic_load_explicit(&l->txr->reader_sleeping, memory_order_relaxed) &&
-        atomic_exchange(&l->txr->reader_sleeping, 0)) {
-        pg_shm_wake(l);
+        (how = atomic_exchange(&l->txr->reader_sleeping, 0)) != 0) {
+        pg_shm_wake(l, how);
     }
 }
 
@@ -181,18 +198,19 @@ pg_shm_rx_consume(pg_link *l, size_t n)
     uint64_t tail = atomic_load_explicit(&l->rxr->tail, memory_order_relaxed);
     atomic_store_explicit(&l->rxr->tail, tail + n, memory_order_release);
     atomic_thread_fence(memory_order_seq_cst);
+    uint32_t how;
     if (atomic_load_explicit(&l->rxr->writer_sleeping, memory_order_relaxed) &&
-        atomic_exchange(&l->rxr->writer_sleeping, 0)) {
-        pg_shm_wake(l);
+        (how = atomic_exchange(&l->rxr->writer_sleeping, 0)) != 0) {
+        pg_shm_wake(l, how);
     }
 }
 
 bool
-pg_shm_arm(pg_link *l, bool tx_pending)
+pg_shm_arm(pg_link *l, bool tx_pending, uint32_t how)
 {
-    atomic_store(&l->rxr->reader_sleeping, 1);
+    atomic_store(&l->rxr->reader_sleeping, how);
     if (tx_pending) {
-        atomic_store(&l->txr->writer_sleeping, 1);
+        atomic_store(&l->txr->writer_sleeping, how);
     }
     atomic_thread_fence(memory_order_seq_cst);
     uint64_t h = atomic_load(&l->rxr->head), t = atomic_load(&l->rxr->tail);
