@@ -52,7 +52,7 @@ direct_max(int P)
     return P <= 2 ? 256 * 1024 : 32 * 1024;
 }
 
-#define PAIR_SMALL (64 * 1024)  /* pair-wise payloads this small ride in phase 1 */
+#define PAIR_SMALL (64 * 1024) /* pair-wise payloads this small ride in phase 1 */
 
 typedef struct {
     ct_pg *pg;
@@ -71,8 +71,8 @@ typedef struct {
     int phase;
     uint8_t *mymeta;
     uint32_t mymeta_len;
-    pg_rxe **meta_rx;           /* [P] */
-    char **p1data;              /* [P] phase-1 payloads */
+    pg_rxe **meta_rx; /* [P] */
+    char **p1data;    /* [P] phase-1 payloads */
     ct_tensor **temps;
     int ntemps, captemps;
 } coll;
@@ -82,8 +82,8 @@ c_fail(coll *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int off = snprintf(c->err.message, sizeof c->err.message, "ProcessGroupGloo::%s: ",
-                       c->name);
+    int off = snprintf(c->err.message, sizeof c->err.message,
+                       "ProcessGroupGloo::%s: ", c->name);
     vsnprintf(c->err.message + off, sizeof c->err.message - (size_t)off, fmt, ap);
     va_end(ap);
     c->err.code = CT_ERR_RUNTIME;
@@ -172,14 +172,15 @@ c_recv(coll *c, int peer, uint64_t id, char *dst, size_t cap, int mode, ct_dtype
 }
 
 static pg_txe *
-c_send(coll *c, int peer, uint64_t id, const void *meta, uint32_t mlen, const char *payload,
-       size_t len, ct_tensor *keep)
+c_send(coll *c, int peer, uint64_t id, const void *meta, uint32_t mlen,
+       const char *payload, size_t len, ct_tensor *keep)
 {
     if (grow((void **)&c->tx, &c->captx, c->ntx + 1, sizeof *c->tx) < 0) {
         c_fail(c, "out of memory");
         return NULL;
     }
-    pg_txe *e = pg_txe_new(peer, PG_FR_COLL, c->w->seq, id, meta, mlen, payload, len, keep);
+    pg_txe *e =
+        pg_txe_new(peer, PG_FR_COLL, c->w->seq, id, meta, mlen, payload, len, keep);
     if (e == NULL) {
         c_fail_ct(c);
         return NULL;
@@ -225,8 +226,9 @@ c_timeout(coll *c)
     pending_ranks(c, 0, ranks, sizeof ranks, &cnt);
     long long ms = (long long)c->pg->timeout_ms;
     if (c->phase == 1 && cnt > 0) {
-        return c_fail(c, "timed out after %lld ms: %s %s never arrived at this collective "
-                         "(sequence number %lld)",
+        return c_fail(c,
+                      "timed out after %lld ms: %s %s never arrived at this collective "
+                      "(sequence number %lld)",
                       ms, cnt == 1 ? "rank" : "ranks", ranks, (long long)c->w->seq);
     }
     if (cnt > 0) {
@@ -235,8 +237,9 @@ c_timeout(coll *c)
     }
     for (int i = 0; i < c->ntx; i++) {
         if (c->tx[i]->state != PG_E_DONE) {
-            return c_fail(c, "timed out after %lld ms waiting for rank %d to take the data",
-                          ms, c->tx[i]->peer);
+            return c_fail(
+                c, "timed out after %lld ms waiting for rank %d to take the data", ms,
+                c->tx[i]->peer);
         }
     }
     return c_fail(c, "timed out after %lld ms", ms);
@@ -272,10 +275,12 @@ c_check_links(coll *c)
     if (pg->abort_count != c->abort_seen) {
         c->abort_seen = pg->abort_count;
         for (int q = 0; q < c->P; q++) {
-            const char *why = q != c->r ? pg_peer_aborted(&pg->links[q], c->w->seq) : NULL;
+            const char *why =
+                q != c->r ? pg_peer_aborted(&pg->links[q], c->w->seq) : NULL;
             if (why != NULL) {
-                return c_fail(c, "rank %d abandoned this collective (sequence number %lld): %s",
-                              q, (long long)c->w->seq, why);
+                return c_fail(
+                    c, "rank %d abandoned this collective (sequence number %lld): %s",
+                    q, (long long)c->w->seq, why);
             }
         }
     }
@@ -324,8 +329,8 @@ c_wait_all(coll *c)
 /* --- staging: contiguous buffers for possibly strided tensors -------------- */
 
 typedef struct {
-    ct_tensor *user;            /* borrowed */
-    ct_tensor *t;               /* owned: user itself when contiguous */
+    ct_tensor *user; /* borrowed */
+    ct_tensor *t;    /* owned: user itself when contiguous */
     char *p;
     size_t bytes;
 } stage;
@@ -382,10 +387,11 @@ copy_raw_to(coll *c, ct_tensor *dst, const char *src)
     else {
         int64_t strides[CT_MAX_DIMS];
         ct_contiguous_strides(dst->ndim, dst->sizes, strides);
-        ct_storage *st = ct_storage_new_external((void *)src, bytes, ct_device_cpu(), NULL,
-                                                 NULL);
-        ct_tensor *v = st ? ct_tensor_new(st, 0, dst->ndim, dst->sizes, strides, dst->dtype)
-                          : NULL;
+        ct_storage *st =
+            ct_storage_new_external((void *)src, bytes, ct_device_cpu(), NULL, NULL);
+        ct_tensor *v =
+            st ? ct_tensor_new(st, 0, dst->ndim, dst->sizes, strides, dst->dtype)
+               : NULL;
         ct_storage_decref(st);
         int rc = v ? ct_copy_(dst, v) : -1;
         ct_tensor_decref(v);
@@ -400,8 +406,8 @@ copy_raw_to(coll *c, ct_tensor *dst, const char *src)
 /* --- phase 1: descriptions ---------------------------------------------------- */
 
 static int
-c_meta(coll *c, ct_dtype dt, int64_t numel, const ct_tensor *shape, const int64_t *extra,
-       int nextra)
+c_meta(coll *c, ct_dtype dt, int64_t numel, const ct_tensor *shape,
+       const int64_t *extra, int nextra)
 {
     int nd = shape ? shape->ndim : 0;
     size_t len = sizeof(pg_meta) + (size_t)(nd + nextra) * sizeof(int64_t);
@@ -409,8 +415,13 @@ c_meta(coll *c, ct_dtype dt, int64_t numel, const ct_tensor *shape, const int64_
     if (c->mymeta == NULL) {
         return c_fail(c, "out of memory");
     }
-    pg_meta h = {(uint32_t)c->w->kind, (int32_t)dt, (int32_t)c->w->rop, c->w->root,
-                 numel, nd, nextra};
+    pg_meta h = {(uint32_t)c->w->kind,
+                 (int32_t)dt,
+                 (int32_t)c->w->rop,
+                 c->w->root,
+                 numel,
+                 nd,
+                 nextra};
     memcpy(c->mymeta, &h, sizeof h);
     if (nd > 0) {
         memcpy(c->mymeta + sizeof h, shape->sizes, (size_t)nd * sizeof(int64_t));
@@ -461,23 +472,27 @@ c_validate(coll *c, const uint8_t **m, uint32_t *len)
             return c_fail(c, "rank %d sent a corrupt description of its arguments", q);
         }
     }
-    c->no_abort = true;         /* a verdict every rank reaches by itself */
+    c->no_abort = true; /* a verdict every rank reaches by itself */
     for (int q = 1; q < P; q++) {
         if (h[q].op != h[0].op) {
-            return c_fail(c, "rank 0 called %s while rank %d called %s: every rank must call "
-                             "the same collectives in the same order",
-                          pg_op_names[h[0].op], q, pg_op_names[h[q].op]);
+            return c_fail(
+                c,
+                "rank 0 called %s while rank %d called %s: every rank must call "
+                "the same collectives in the same order",
+                pg_op_names[h[0].op], q, pg_op_names[h[q].op]);
         }
     }
     int op = (int)h[0].op;
     for (int q = 1; q < P; q++) {
         if (rooted(op) && h[q].root != h[0].root) {
-            return c_fail(c, "ranks disagree on the root: rank 0 passed %d, rank %d passed %d",
-                          h[0].root, q, h[q].root);
+            return c_fail(
+                c, "ranks disagree on the root: rank 0 passed %d, rank %d passed %d",
+                h[0].root, q, h[q].root);
         }
         if (reduces(op) && h[q].rop != h[0].rop) {
-            return c_fail(c, "ranks disagree on the reduce op: rank 0 passed ReduceOp.%s, "
-                             "rank %d passed ReduceOp.%s",
+            return c_fail(c,
+                          "ranks disagree on the reduce op: rank 0 passed ReduceOp.%s, "
+                          "rank %d passed ReduceOp.%s",
                           pg_reduce_name((ct_redop)h[0].rop), q,
                           pg_reduce_name((ct_redop)h[q].rop));
         }
@@ -492,11 +507,13 @@ c_validate(coll *c, const uint8_t **m, uint32_t *len)
             char a[320], b[320];
             pg_meta_describe(m[0], len[0], a, sizeof a);
             pg_meta_describe(m[q], len[q], b, sizeof b);
-            return c_fail(c, "the tensors differ across ranks: rank 0 has a tensor of %s, "
-                             "rank %d has one of %s",
+            return c_fail(c,
+                          "the tensors differ across ranks: rank 0 has a tensor of %s, "
+                          "rank %d has one of %s",
                           a, q, b);
         }
-        if (op == PG_OP_ALLGATHER && meta_extra(m[q], &h[q])[0] != meta_extra(m[0], &h[0])[0]) {
+        if (op == PG_OP_ALLGATHER &&
+            meta_extra(m[q], &h[q])[0] != meta_extra(m[0], &h[0])[0]) {
             return c_fail(c, "rank 0 passed %lld input tensors, rank %d passed %lld",
                           (long long)meta_extra(m[0], &h[0])[0], q,
                           (long long)meta_extra(m[q], &h[q])[0]);
@@ -506,7 +523,8 @@ c_validate(coll *c, const uint8_t **m, uint32_t *len)
         const char *unit = op == PG_OP_ALLTOALL ? "elements" : "rows";
         for (int a = 0; a < P; a++) {
             if (h[a].nextra != 2 * P) {
-                return c_fail(c, "rank %d sent a corrupt description of its arguments", a);
+                return c_fail(c, "rank %d sent a corrupt description of its arguments",
+                              a);
             }
         }
         for (int a = 0; a < P; a++) {
@@ -514,9 +532,11 @@ c_validate(coll *c, const uint8_t **m, uint32_t *len)
                 int64_t sends = meta_extra(m[a], &h[a])[b];
                 int64_t expects = meta_extra(m[b], &h[b])[P + a];
                 if (sends != expects) {
-                    return c_fail(c, "split sizes disagree: rank %d sends %lld %s to rank %d, "
-                                     "which expects %lld %s from it",
-                                  a, (long long)sends, unit, b, (long long)expects, unit);
+                    return c_fail(
+                        c,
+                        "split sizes disagree: rank %d sends %lld %s to rank %d, "
+                        "which expects %lld %s from it",
+                        a, (long long)sends, unit, b, (long long)expects, unit);
                 }
             }
         }
@@ -555,8 +575,8 @@ c_exchange(coll *c, char **sp, size_t *sl, ct_tensor *keep, size_t *rc)
                                   CT_DTYPE_UINT8, CT_REDOP_SUM);
         bool with = sp != NULL && sp[q] != NULL;
         if (c->meta_rx[from] == NULL ||
-            c_send(c, q, 0, c->mymeta, c->mymeta_len, with ? sp[q] : NULL, with ? sl[q] : 0,
-                   keep) == NULL) {
+            c_send(c, q, 0, c->mymeta, c->mymeta_len, with ? sp[q] : NULL,
+                   with ? sl[q] : 0, keep) == NULL) {
             return -1;
         }
     }
@@ -695,11 +715,14 @@ c_ring_chunks(coll *c, char *const *ptr, const size_t *len, ct_tensor *const *ke
         bool all = true;
         for (int t = 0; t < T; t++) {
             int nseg = base[t + 1] - base[t];
-            while (cursor[t] < nseg && c->rx[first_rx + base[t] + cursor[t]]->state == PG_E_DONE) {
+            while (cursor[t] < nseg &&
+                   c->rx[first_rx + base[t] + cursor[t]]->state == PG_E_DONE) {
                 if (t + 1 < T) {
                     int ch = recvc[t];
-                    size_t o = (size_t)cursor[t] * seg, l = len[ch] - o < seg ? len[ch] - o : seg;
-                    if (c_send(c, right, 1 + ((uint64_t)(t + 1) << 32) + (uint64_t)cursor[t],
+                    size_t o = (size_t)cursor[t] * seg,
+                           l = len[ch] - o < seg ? len[ch] - o : seg;
+                    if (c_send(c, right,
+                               1 + ((uint64_t)(t + 1) << 32) + (uint64_t)cursor[t],
                                NULL, 0, ptr[ch] + o, l, keep[ch]) == NULL) {
                         return -1;
                     }
@@ -720,8 +743,8 @@ c_ring_chunks(coll *c, char *const *ptr, const size_t *len, ct_tensor *const *ke
 
 /* The ring over one buffer of n elements, cut into P near-equal chunks. */
 static int
-c_ring(coll *c, char *buf, ct_tensor *keep, int64_t n, ct_dtype dt, ct_redop op, bool rs,
-       bool ag)
+c_ring(coll *c, char *buf, ct_tensor *keep, int64_t n, ct_dtype dt, ct_redop op,
+       bool rs, bool ag)
 {
     int P = c->P;
     size_t E = ct_dtype_itemsize(dt);
@@ -772,7 +795,8 @@ c_tree(coll *c, char *buf, ct_tensor *keep, size_t bytes, int root)
         for (int k = 0; k < nseg; k++) {
             size_t o = (size_t)k * seg, l = bytes - o < seg ? bytes - o : seg;
             for (int i = 0; i < nch; i++) {
-                if (c_send(c, children[i], 1 + (uint64_t)k, NULL, 0, buf + o, l, keep) == NULL) {
+                if (c_send(c, children[i], 1 + (uint64_t)k, NULL, 0, buf + o, l,
+                           keep) == NULL) {
                     return -1;
                 }
             }
@@ -782,8 +806,8 @@ c_tree(coll *c, char *buf, ct_tensor *keep, size_t bytes, int root)
     int first = c->nrx;
     for (int k = 0; k < nseg; k++) {
         size_t o = (size_t)k * seg, l = bytes - o < seg ? bytes - o : seg;
-        if (c_recv(c, parent, 1 + (uint64_t)k, buf + o, l, PG_DELIVER_COPY, CT_DTYPE_UINT8,
-                   CT_REDOP_SUM) == NULL) {
+        if (c_recv(c, parent, 1 + (uint64_t)k, buf + o, l, PG_DELIVER_COPY,
+                   CT_DTYPE_UINT8, CT_REDOP_SUM) == NULL) {
             return -1;
         }
     }
@@ -792,8 +816,8 @@ c_tree(coll *c, char *buf, ct_tensor *keep, size_t bytes, int root)
         while (cursor < nseg && c->rx[first + cursor]->state == PG_E_DONE) {
             size_t o = (size_t)cursor * seg, l = bytes - o < seg ? bytes - o : seg;
             for (int i = 0; i < nch; i++) {
-                if (c_send(c, children[i], 1 + (uint64_t)cursor, NULL, 0, buf + o, l, keep) ==
-                    NULL) {
+                if (c_send(c, children[i], 1 + (uint64_t)cursor, NULL, 0, buf + o, l,
+                           keep) == NULL) {
                     return -1;
                 }
             }
@@ -839,7 +863,8 @@ c_personal(coll *c, char **sp, size_t *sl, ct_tensor *keep, char **dst, size_t *
                    CT_REDOP_SUM) == NULL) {
             return -1;
         }
-        if (sl[q] > PAIR_SMALL && c_send(c, q, 1, NULL, 0, sp[q], sl[q], keep) == NULL) {
+        if (sl[q] > PAIR_SMALL &&
+            c_send(c, q, 1, NULL, 0, sp[q], sl[q], keep) == NULL) {
             return -1;
         }
     }
@@ -919,7 +944,8 @@ op_allreduce(coll *c)
     int64_t n = t[0]->numel;
     stage s = {0};
     int rc = -1;
-    if (local_inputs(c, &s, t, k, w->rop, k > 1) < 0 || c_meta(c, dt, n, t[0], NULL, 0) < 0) {
+    if (local_inputs(c, &s, t, k, w->rop, k > 1) < 0 ||
+        c_meta(c, dt, n, t[0], NULL, 0) < 0) {
         goto done;
     }
     if (s.bytes <= direct_max(P)) {
@@ -962,7 +988,8 @@ op_broadcast(coll *c)
     bool am_root = c->r == root;
     stage s = {0};
     int rc = -1;
-    if (stage_in(c, &s, t[0], am_root) < 0 || c_meta(c, t[0]->dtype, t[0]->numel, t[0], NULL, 0) < 0) {
+    if (stage_in(c, &s, t[0], am_root) < 0 ||
+        c_meta(c, t[0]->dtype, t[0]->numel, t[0], NULL, 0) < 0) {
         goto done;
     }
     if (s.bytes <= direct_max(P)) {
@@ -980,7 +1007,8 @@ op_broadcast(coll *c)
             memcpy(s.p, c->p1data[root], s.bytes);
         }
     }
-    else if (c_exchange(c, NULL, NULL, NULL, NULL) < 0 || c_tree(c, s.p, s.t, s.bytes, root) < 0) {
+    else if (c_exchange(c, NULL, NULL, NULL, NULL) < 0 ||
+             c_tree(c, s.p, s.t, s.bytes, root) < 0) {
         goto done;
     }
     rc = 0;
@@ -1053,7 +1081,8 @@ op_reduce(coll *c)
         for (int q = 0; q < P; q++) {
             size_t o = ring_off(n, q, P, E), l = ring_off(n, q + 1, P, E) - o;
             if (q != r && l > 0 &&
-                c_recv(c, q, id, work + o, l, PG_DELIVER_COPY, dt, CT_REDOP_SUM) == NULL) {
+                c_recv(c, q, id, work + o, l, PG_DELIVER_COPY, dt, CT_REDOP_SUM) ==
+                    NULL) {
                 goto done;
             }
         }
@@ -1187,8 +1216,8 @@ op_allgather_base(coll *c)
     ct_tensor *in = w->in[0], *out = w->out[0];
     stage si = {0}, so = {0};
     int rc = -1;
-    if (c_meta(c, in->dtype, in->numel, in, NULL, 0) < 0 || stage_in(c, &si, in, true) < 0 ||
-        stage_in(c, &so, out, false) < 0) {
+    if (c_meta(c, in->dtype, in->numel, in, NULL, 0) < 0 ||
+        stage_in(c, &si, in, true) < 0 || stage_in(c, &so, out, false) < 0) {
         goto done;
     }
     for (int q = 0; q < P; q++) {
@@ -1214,7 +1243,8 @@ op_gather(coll *c)
     ct_tensor *in = w->in[0];
     stage si = {0};
     int rc = -1;
-    if (c_meta(c, in->dtype, in->numel, in, NULL, 0) < 0 || stage_in(c, &si, in, true) < 0) {
+    if (c_meta(c, in->dtype, in->numel, in, NULL, 0) < 0 ||
+        stage_in(c, &si, in, true) < 0) {
         goto done;
     }
     char *tmp = NULL;
@@ -1255,7 +1285,8 @@ op_scatter(coll *c)
     char *sp[P];
     size_t sl[P], dl[P];
     char *dst[P];
-    if (c_meta(c, out->dtype, out->numel, out, NULL, 0) < 0 || stage_in(c, &so, out, false) < 0) {
+    if (c_meta(c, out->dtype, out->numel, out, NULL, 0) < 0 ||
+        stage_in(c, &so, out, false) < 0) {
         goto done;
     }
     char *sendbuf = NULL;
@@ -1516,7 +1547,7 @@ pg_run_collective(ct_pg *pg, ct_work *w)
     c.P = pg->size;
     c.r = pg->rank;
     c.deadline = pg->timeout_ms > 0 ? pg_now_ns() + pg->timeout_ms * 1000000 : -1;
-    c.dead_seen = -1;           /* look at the links once at the start */
+    c.dead_seen = -1; /* look at the links once at the start */
     c.abort_seen = -1;
     int rc = c_check_links(&c);
     if (rc == 0) {

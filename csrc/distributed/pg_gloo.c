@@ -92,7 +92,7 @@ pg_work_complete(ct_pg *pg, ct_work *w, const ct_error_state *err)
     if (atomic_load(&w->nwaiters) > 0) {
         pg_futex_wake(&w->state);
     }
-    ct_work_decref(w);          /* the reference the queue held */
+    ct_work_decref(w); /* the reference the queue held */
 }
 
 static void
@@ -137,7 +137,8 @@ pg_kick(ct_pg *pg)
     int how = atomic_load(&pg->driver_sleeping);
     if (how == PG_SLEEP_FUTEX) {
         atomic_fetch_add(&pg->kick_word, 1);
-        syscall(SYS_futex, (uint32_t *)&pg->kick_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        syscall(SYS_futex, (uint32_t *)&pg->kick_word, FUTEX_WAKE_PRIVATE, 1, NULL,
+                NULL, 0);
     }
     if (how == PG_SLEEP_POLL || atomic_load(&pg->progress_idle)) {
         kick_now(pg);
@@ -298,7 +299,7 @@ drive(ct_pg *pg, ct_work *target)
             pg_p2p_check_deadlines(pg, pg_now_ns());
         }
         if (target != NULL && atomic_load(&target->state) != PG_W_PENDING) {
-            return;             /* it may have just timed out */
+            return; /* it may have just timed out */
         }
         if (moved) {
             pg_moved(pg, &idle);
@@ -347,20 +348,22 @@ ct_work *
 pg_submit(ct_pg *pg, ct_work *w)
 {
     if (inherited(pg)) {
-        ct_error(CT_ERR_RUNTIME,
-                 "ProcessGroupGloo::%s: the process group belongs to the parent process "
-                 "(a forked child cannot use it)",
-                 pg_op_names[w->kind]);
+        ct_error(
+            CT_ERR_RUNTIME,
+            "ProcessGroupGloo::%s: the process group belongs to the parent process "
+            "(a forked child cannot use it)",
+            pg_op_names[w->kind]);
         ct_work_decref(w);
         return NULL;
     }
     if (atomic_load(&pg->closing)) {
-        ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo::%s: the process group was shut down",
+        ct_error(CT_ERR_RUNTIME,
+                 "ProcessGroupGloo::%s: the process group was shut down",
                  pg_op_names[w->kind]);
         ct_work_decref(w);
         return NULL;
     }
-    ct_work_incref(w);          /* the queue's reference */
+    ct_work_incref(w); /* the queue's reference */
     pthread_mutex_lock(&pg->inbox_lock);
     if (is_collective(w)) {
         w->seq = ++pg->seq_issued;
@@ -430,7 +433,8 @@ ct_work_wait(ct_work *w, int64_t timeout_ms)
             ct_error_restore(w->err);
             return -1;
         }
-        return ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo::%s failed", pg_op_names[w->kind]);
+        return ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo::%s failed",
+                        pg_op_names[w->kind]);
     }
     return 0;
 }
@@ -445,8 +449,9 @@ ct_pg_gloo_new(ct_store *store, int rank, int size, int64_t timeout_ms)
         return NULL;
     }
     if (rank < 0 || rank >= size) {
-        ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo: invalid rank %d for a group of size %d",
-                 rank, size);
+        ct_error(CT_ERR_RUNTIME,
+                 "ProcessGroupGloo: invalid rank %d for a group of size %d", rank,
+                 size);
         return NULL;
     }
     if (store == NULL && size > 1) {
@@ -550,7 +555,8 @@ ct_pg_shutdown(ct_pg *pg)
     atomic_store(&pg->closing, 1);
     kick_now(pg);
     atomic_fetch_add(&pg->kick_word, 1);
-    syscall(SYS_futex, (uint32_t *)&pg->kick_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    syscall(SYS_futex, (uint32_t *)&pg->kick_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL,
+            0);
     pthread_mutex_lock(&pg->drive);
     fail_everything(pg);
     release_resources(pg);
@@ -572,13 +578,13 @@ ct_pg_decref(ct_pg *pg)
     }
     ct_pg_shutdown(pg);
     if (pg->efd >= 0) {
-        close(pg->efd);         /* kept until now: a late kick must not hit a reused fd */
+        close(pg->efd); /* kept until now: a late kick must not hit a reused fd */
     }
     if (pg->tfd >= 0) {
         close(pg->tfd);
     }
     if (inherited(pg)) {
-        return;                 /* its locks may be held by threads not in this process */
+        return; /* its locks may be held by threads not in this process */
     }
     pthread_mutex_destroy(&pg->drive);
     pthread_mutex_destroy(&pg->inbox_lock);

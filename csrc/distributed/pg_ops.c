@@ -17,12 +17,12 @@
 
 /* c10's TypeMeta names, as TensorOptions prints them. */
 static const char *const cpp_names[CT_DTYPE_COUNT] = {
-    [CT_DTYPE_UINT8] = "unsigned char", [CT_DTYPE_INT8] = "signed char",
-    [CT_DTYPE_INT16] = "short int",     [CT_DTYPE_INT32] = "int",
-    [CT_DTYPE_INT64] = "long int",      [CT_DTYPE_FLOAT16] = "c10::Half",
-    [CT_DTYPE_FLOAT32] = "float",       [CT_DTYPE_FLOAT64] = "double",
+    [CT_DTYPE_UINT8] = "unsigned char",    [CT_DTYPE_INT8] = "signed char",
+    [CT_DTYPE_INT16] = "short int",        [CT_DTYPE_INT32] = "int",
+    [CT_DTYPE_INT64] = "long int",         [CT_DTYPE_FLOAT16] = "c10::Half",
+    [CT_DTYPE_FLOAT32] = "float",          [CT_DTYPE_FLOAT64] = "double",
     [CT_DTYPE_BFLOAT16] = "c10::BFloat16", [CT_DTYPE_BOOL] = "bool",
-    [CT_DTYPE_QINT8] = "c10::qint8",    [CT_DTYPE_QUINT8] = "c10::quint8",
+    [CT_DTYPE_QINT8] = "c10::qint8",       [CT_DTYPE_QUINT8] = "c10::quint8",
     [CT_DTYPE_QINT32] = "c10::qint32",
 };
 
@@ -103,15 +103,15 @@ check_match(pg_op_kind op, const ct_tensor *like, ct_tensor *const *t, int n, in
             char a[256], b[256];
             options_str(like->dtype, a, sizeof a);
             options_str(t[i]->dtype, b, sizeof b);
-            return fail(op, "invalid tensor type at index %d (expected %s, got %s)", i + base, a,
-                        b);
+            return fail(op, "invalid tensor type at index %d (expected %s, got %s)",
+                        i + base, a, b);
         }
         if (!same_sizes(t[i], like)) {
             char a[256], b[256];
             sizes_str(like, a, sizeof a);
             sizes_str(t[i], b, sizeof b);
-            return fail(op, "invalid tensor size at index %d (expected %s, got %s)", i + base, a,
-                        b);
+            return fail(op, "invalid tensor size at index %d (expected %s, got %s)",
+                        i + base, a, b);
         }
     }
     return 0;
@@ -257,8 +257,9 @@ ct_pg_allgather(ct_pg *pg, const ct_pg_tensors *outputs, int nout, ct_tensor *co
     }
     for (int i = 0; i < nout; i++) {
         if (outputs[i].n != nin * pg->size) {
-            fail(op, "invalid output tensor list at index %d (expected length %d, got %d)", i,
-                 nin * pg->size, outputs[i].n);
+            fail(op,
+                 "invalid output tensor list at index %d (expected length %d, got %d)",
+                 i, nin * pg->size, outputs[i].n);
             return NULL;
         }
     }
@@ -299,7 +300,8 @@ ct_pg_allgather_base(ct_pg *pg, ct_tensor *out, ct_tensor *in, unsigned flags)
         return NULL;
     }
     if (out->numel != in->numel * pg->size) {
-        fail(op, "output tensor size must be equal to world_size times input tensor size");
+        fail(op,
+             "output tensor size must be equal to world_size times input tensor size");
         return NULL;
     }
     ct_work *w = make(pg, op, flags, &in, 1, &out, 1);
@@ -330,14 +332,18 @@ ct_pg_gather(ct_pg *pg, const ct_pg_tensors *outputs, int nout, ct_tensor *const
     int nflat = 0;
     if (pg->rank == root) {
         if (nout != 1) {
-            fail(op, "requires a single-element output list containing a list with %d tensors.",
+            fail(op,
+                 "requires a single-element output list containing a list with %d "
+                 "tensors.",
                  pg->size);
             return NULL;
         }
         if (outputs[0].n != pg->size) {
-            fail(op, "Incorrect output list size %d. Output list size should be %d, same as "
-                     "size of the process group.",
-                 outputs[0].n, pg->size);
+            fail(
+                op,
+                "Incorrect output list size %d. Output list size should be %d, same as "
+                "size of the process group.",
+                outputs[0].n, pg->size);
             return NULL;
         }
         if (check_cpu(op, outputs[0].t, pg->size) < 0 ||
@@ -380,13 +386,17 @@ ct_pg_scatter(ct_pg *pg, ct_tensor *const *out, int nout, const ct_pg_tensors *i
     int nflat = 0;
     if (pg->rank == root) {
         if (nin != 1) {
-            fail(op, "requires a single-element input list containing a list with %d tensors",
+            fail(op,
+                 "requires a single-element input list containing a list with %d "
+                 "tensors",
                  pg->size);
             return NULL;
         }
         if (inputs[0].n != pg->size) {
-            fail(op, "Incorrect input list size %d. Input list size should be %d, same as size "
-                     "of the process group.",
+            fail(op,
+                 "Incorrect input list size %d. Input list size should be %d, same as "
+                 "size "
+                 "of the process group.",
                  inputs[0].n, pg->size);
             return NULL;
         }
@@ -425,8 +435,8 @@ ct_pg_reduce_scatter(ct_pg *pg, ct_tensor *const *out, int nout,
         return NULL;
     }
     if (inputs[0].n != pg->size) {
-        fail(op, "invalid input tensor list at index 0 (expected length %d, got %d)", pg->size,
-             inputs[0].n);
+        fail(op, "invalid input tensor list at index 0 (expected length %d, got %d)",
+             pg->size, inputs[0].n);
         return NULL;
     }
     if (check_cpu(op, out, 1) < 0 || check_cpu(op, inputs[0].t, pg->size) < 0 ||
@@ -476,7 +486,8 @@ ct_pg_reduce_scatter_base(ct_pg *pg, ct_tensor *out, ct_tensor *in, ct_redop rop
 
 /* c10d::checkSplitSizes; fills rows[size]. */
 static int
-split_sizes(const ct_pg *pg, const int64_t *splits, int n, const ct_tensor *t, int64_t *rows)
+split_sizes(const ct_pg *pg, const int64_t *splits, int n, const ct_tensor *t,
+            int64_t *rows)
 {
     int64_t dim0 = t->ndim > 0 ? t->sizes[0] : 1;
     if (n == 0) {
@@ -490,12 +501,14 @@ split_sizes(const ct_pg *pg, const int64_t *splits, int n, const ct_tensor *t, i
         return 0;
     }
     if (n != pg->size) {
-        return ct_error(CT_ERR_RUNTIME, "Number of tensor splits not equal to group size");
+        return ct_error(CT_ERR_RUNTIME,
+                        "Number of tensor splits not equal to group size");
     }
     int64_t sum = 0;
     for (int q = 0; q < n; q++) {
         if (splits[q] < 0) {
-            return ct_error(CT_ERR_RUNTIME, "Split sizes doesn't match total dim 0 size");
+            return ct_error(CT_ERR_RUNTIME,
+                            "Split sizes doesn't match total dim 0 size");
         }
         sum += splits[q];
         rows[q] = splits[q];
@@ -539,8 +552,9 @@ ct_pg_alltoall_base(ct_pg *pg, ct_tensor *out, ct_tensor *in, const int64_t *out
     }
     if (in_row != out_row) {
         free(rows);
-        fail(op, "input and output tensors must have the same number of elements per row "
-                 "(%lld and %lld)",
+        fail(op,
+             "input and output tensors must have the same number of elements per row "
+             "(%lld and %lld)",
              (long long)in_row, (long long)out_row);
         return NULL;
     }
@@ -556,14 +570,16 @@ ct_pg_alltoall_base(ct_pg *pg, ct_tensor *out, ct_tensor *in, const int64_t *out
 }
 
 ct_work *
-ct_pg_alltoall(ct_pg *pg, ct_tensor *const *out, int nout, ct_tensor *const *in, int nin,
-               unsigned flags)
+ct_pg_alltoall(ct_pg *pg, ct_tensor *const *out, int nout, ct_tensor *const *in,
+               int nin, unsigned flags)
 {
     const pg_op_kind op = PG_OP_ALLTOALL;
     if (nout != pg->size || nin != pg->size) {
-        fail(op, "requires input and output tensor lists of length %d (the group size), got "
-                 "%d and %d",
-             pg->size, nin, nout);
+        fail(
+            op,
+            "requires input and output tensor lists of length %d (the group size), got "
+            "%d and %d",
+            pg->size, nin, nout);
         return NULL;
     }
     if (check_cpu(op, in, nin) < 0 || check_cpu(op, out, nout) < 0) {
@@ -611,8 +627,10 @@ p2p(ct_pg *pg, pg_op_kind op, ct_tensor *const *t, int n, int peer, int64_t tag,
     }
     const char *what = op == PG_OP_SEND ? "destination" : "source";
     if (peer == pg->rank) {
-        fail(op, "Invalid %s rank: %s rank should not be the same as the rank of the current "
-                 "process.",
+        fail(op,
+             "Invalid %s rank: %s rank should not be the same as the rank of the "
+             "current "
+             "process.",
              what, what);
         return NULL;
     }
@@ -636,8 +654,9 @@ p2p(ct_pg *pg, pg_op_kind op, ct_tensor *const *t, int n, int peer, int64_t tag,
         ct_tensor_incref(x);
     }
     else {
-        w->p2p_buf = op == PG_OP_SEND ? ct_contiguous(x)
-                                      : ct_empty(x->ndim, x->sizes, x->dtype, ct_device_cpu());
+        w->p2p_buf = op == PG_OP_SEND
+                         ? ct_contiguous(x)
+                         : ct_empty(x->ndim, x->sizes, x->dtype, ct_device_cpu());
     }
     size_t mlen = sizeof(pg_meta) + (size_t)x->ndim * sizeof(int64_t);
     w->p2p_meta = malloc(mlen);

@@ -81,8 +81,8 @@ pg_p2p_start(ct_pg *pg, ct_work *w)
         return;
     }
     if (w->root >= 0 && pg->links[w->root].dead) {
-        pg_work_fail_msg(pg, w, "ProcessGroupGloo::%s: rank %d is gone (%s)", name, w->root,
-                         pg->links[w->root].why);
+        pg_work_fail_msg(pg, w, "ProcessGroupGloo::%s: rank %d is gone (%s)", name,
+                         w->root, pg->links[w->root].why);
         return;
     }
     ct_tensor *buf = w->p2p_buf;
@@ -102,10 +102,11 @@ pg_p2p_start(ct_pg *pg, ct_work *w)
         e->want_ack = true;
         e->work = w;
         w->txe = e;
-        pg_send_start(pg, e);   /* may complete w */
+        pg_send_start(pg, e); /* may complete w */
     }
     else {
-        pg_rxe *e = pg_rxe_new(w->root, PG_FR_P2P, w->tag, 0, data, bytes, PG_DELIVER_COPY);
+        pg_rxe *e =
+            pg_rxe_new(w->root, PG_FR_P2P, w->tag, 0, data, bytes, PG_DELIVER_COPY);
         if (e == NULL) {
             p2p_unlink(pg, w);
             pg_work_fail_msg(pg, w, "ProcessGroupGloo::recv: %s", ct_error_message());
@@ -115,7 +116,7 @@ pg_p2p_start(ct_pg *pg, ct_work *w)
         e->expect_len = mlen;
         e->work = w;
         w->rxe = e;
-        pg_recv_start(pg, e);   /* may complete w */
+        pg_recv_start(pg, e); /* may complete w */
     }
 }
 
@@ -133,18 +134,20 @@ pg_p2p_entry_done(ct_pg *pg, ct_work *w)
         if (!ok && e->reply != NULL) {
             char theirs[320], mine[320];
             pg_meta_describe(e->reply, e->reply_len, theirs, sizeof theirs);
-            pg_meta_describe(w->p2p_meta, sizeof(pg_meta) + (size_t)w->p2p_buf->ndim * 8,
-                             mine, sizeof mine);
-            snprintf(st.message, sizeof st.message,
-                     "ProcessGroupGloo::send: rank %d expected a tensor of %s, but this "
-                     "rank sent one of %s",
-                     w->root, theirs, mine);
+            pg_meta_describe(w->p2p_meta,
+                             sizeof(pg_meta) + (size_t)w->p2p_buf->ndim * 8, mine,
+                             sizeof mine);
+            snprintf(
+                st.message, sizeof st.message,
+                "ProcessGroupGloo::send: rank %d expected a tensor of %s, but this "
+                "rank sent one of %s",
+                w->root, theirs, mine);
         }
         else if (!ok) {
             int who;
             const char *why = dead_reason(pg, w->root, &who);
-            snprintf(st.message, sizeof st.message, "ProcessGroupGloo::send: rank %d is gone (%s)",
-                     who, why);
+            snprintf(st.message, sizeof st.message,
+                     "ProcessGroupGloo::send: rank %d is gone (%s)", who, why);
         }
     }
     else {
@@ -164,16 +167,17 @@ pg_p2p_entry_done(ct_pg *pg, ct_work *w)
             char theirs[320], mine[320];
             pg_meta_describe(e->meta, e->meta_len, theirs, sizeof theirs);
             pg_meta_describe(w->p2p_meta, e->expect_len, mine, sizeof mine);
-            snprintf(st.message, sizeof st.message,
-                     "ProcessGroupGloo::recv: rank %d sent a tensor of %s, but this rank "
-                     "expected one of %s",
-                     e->src, theirs, mine);
+            snprintf(
+                st.message, sizeof st.message,
+                "ProcessGroupGloo::recv: rank %d sent a tensor of %s, but this rank "
+                "expected one of %s",
+                e->src, theirs, mine);
         }
         else {
             int who;
             const char *why = dead_reason(pg, e->src >= 0 ? e->src : w->root, &who);
-            snprintf(st.message, sizeof st.message, "ProcessGroupGloo::recv: rank %d is gone (%s)",
-                     who, why);
+            snprintf(st.message, sizeof st.message,
+                     "ProcessGroupGloo::recv: rank %d is gone (%s)", who, why);
         }
     }
     p2p_unlink(pg, w);
@@ -197,22 +201,25 @@ pg_p2p_check_deadlines(ct_pg *pg, int64_t now)
         p2p_unlink(pg, w);
         p2p_release(pg, w, true);
         if (w->kind == PG_OP_SEND) {
-            pg_work_fail_msg(pg, w,
-                             "ProcessGroupGloo::send: timed out after %lld ms waiting for "
-                             "rank %d to receive (tag %lld)",
-                             (long long)pg->timeout_ms, w->root, (long long)w->tag);
+            pg_work_fail_msg(
+                pg, w,
+                "ProcessGroupGloo::send: timed out after %lld ms waiting for "
+                "rank %d to receive (tag %lld)",
+                (long long)pg->timeout_ms, w->root, (long long)w->tag);
         }
         else if (w->root >= 0) {
-            pg_work_fail_msg(pg, w,
-                             "ProcessGroupGloo::recv: timed out after %lld ms waiting for "
-                             "rank %d to send (tag %lld)",
-                             (long long)pg->timeout_ms, w->root, (long long)w->tag);
+            pg_work_fail_msg(
+                pg, w,
+                "ProcessGroupGloo::recv: timed out after %lld ms waiting for "
+                "rank %d to send (tag %lld)",
+                (long long)pg->timeout_ms, w->root, (long long)w->tag);
         }
         else {
-            pg_work_fail_msg(pg, w,
-                             "ProcessGroupGloo::recv: timed out after %lld ms waiting for "
-                             "any rank to send (tag %lld)",
-                             (long long)pg->timeout_ms, (long long)w->tag);
+            pg_work_fail_msg(
+                pg, w,
+                "ProcessGroupGloo::recv: timed out after %lld ms waiting for "
+                "any rank to send (tag %lld)",
+                (long long)pg->timeout_ms, (long long)w->tag);
         }
     }
 }

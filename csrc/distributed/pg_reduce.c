@@ -109,8 +109,8 @@ pg_reduce_check(ct_dtype d, ct_redop op)
         return ct_error(CT_ERR_RUNTIME, "Invalid scalar type");
     }
     if (reduce_table[d][op] == NULL) {
-        return ct_error(CT_ERR_RUNTIME, "Cannot use ReduceOp.%s with non-integral dtype",
-                        reduce_names[op]);
+        const char *fmt = "Cannot use ReduceOp.%s with non-integral dtype";
+        return ct_error(CT_ERR_RUNTIME, fmt, reduce_names[op]);
     }
     return 0;
 }

@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TX_PIECE (64 * 1024)    /* bytes per commit: the receiver starts early */
+#define TX_PIECE (64 * 1024) /* bytes per commit: the receiver starts early */
 /* Note [Waiting]
  * A driver with nothing to do spins for a while (the answer of a peer that
  * runs on another core comes within microseconds), yields, then sleeps in
@@ -40,11 +40,11 @@
  * it takes the core from the very process we wait for, and a driver that
  * sleeps leaves its core idle, which lets the kernel pull the peer over.
  * So the spin budget adapts: it doubles after a wait that ended while
- * spinning and halves after one that outlasted it; every 8th wait spins the
+ * spinning and halves after one that outlasted it; every 16th wait spins the
  * full budget to find out whether spinning pays again.
  * CTORCH_GLOO_SPIN_US caps the budget. */
 #define SPIN_MIN_NS 1000
-static int64_t spin_max_ns = 50000;
+static int64_t spin_max_ns = 10000;
 static pthread_once_t tune_once = PTHREAD_ONCE_INIT;
 
 static void
@@ -331,7 +331,7 @@ send_control(ct_pg *pg, int peer, uint32_t kind, int64_t tag, uint64_t id,
     pg_txe *e = pg_txe_new(peer, kind, tag, id, meta, meta_len, NULL, 0, NULL);
     if (e == NULL) {
         ct_error_clear();
-        return;                 /* the peer's wait will time out */
+        return; /* the peer's wait will time out */
     }
     e->orphan = true;
     pg_send_start(pg, e);
@@ -389,7 +389,7 @@ pg_txe_release(ct_pg *pg, pg_txe *e)
         txe_free(e);
         break;
     case PG_E_ACTIVE:
-        e->orphan = true;       /* the stream must finish; `keep` holds the data */
+        e->orphan = true; /* the stream must finish; `keep` holds the data */
         break;
     case PG_E_SENT:
         unlink_txe(&l->await, NULL, e);
@@ -522,7 +522,8 @@ rxe_complete(ct_pg *pg, pg_rxe *e)
 {
     if (e->kind == PG_FR_P2P && e->src >= 0) {
         if (e->mismatch) {
-            send_control(pg, e->src, PG_FR_NACK, e->tag, e->msg_id, e->expect, e->expect_len);
+            send_control(pg, e->src, PG_FR_NACK, e->tag, e->msg_id, e->expect,
+                         e->expect_len);
         }
         else {
             send_control(pg, e->src, PG_FR_ACK, e->tag, e->msg_id, NULL, 0);
@@ -576,7 +577,7 @@ pg_recv_start(ct_pg *pg, pg_rxe *e)
             rxe_complete(pg, e);
         }
         else {
-            best->bound = e;    /* finished when the stash fills */
+            best->bound = e; /* finished when the stash fills */
         }
         return;
     }
@@ -615,7 +616,7 @@ pg_rxe_release(ct_pg *pg, pg_rxe *e)
         rxe_free(e);
     }
     else if (e->state == PG_E_ACTIVE) {
-        e->orphan = true;       /* delivery goes on into nowhere */
+        e->orphan = true; /* delivery goes on into nowhere */
     }
     else {
         rxe_free(e);
@@ -732,7 +733,7 @@ route_frame(ct_pg *pg, pg_link *l)
         return true;
     }
     if (fr->kind == PG_FR_COLL && fr->tag <= pg->seq_done) {
-        l->rx_discard = true;   /* an operation this rank gave up */
+        l->rx_discard = true; /* an operation this rank gave up */
         return true;
     }
     if (!need_stash(pg, l)) {
@@ -741,11 +742,12 @@ route_frame(ct_pg *pg, pg_link *l)
     pg_unexp *u = calloc(1, sizeof *u);
     char *pay = fr->payload_len ? malloc(fr->payload_len) : NULL;
     uint8_t *meta = fr->meta_len ? malloc(fr->meta_len) : NULL;
-    if (u == NULL || (fr->payload_len && pay == NULL) || (fr->meta_len && meta == NULL)) {
+    if (u == NULL || (fr->payload_len && pay == NULL) ||
+        (fr->meta_len && meta == NULL)) {
         free(u);
         free(pay);
         free(meta);
-        return false;           /* try again later */
+        return false; /* try again later */
     }
     if (meta != NULL) {
         memcpy(meta, l->rx_meta, fr->meta_len);
@@ -860,7 +862,8 @@ link_rx(ct_pg *pg, pg_link *l)
         case RX_META: {
             size_t need = pg_pad8(l->rx_fr.meta_len) - l->rx_pos;
             size_t k = need < avail ? need : avail;
-            size_t real = l->rx_pos < l->rx_fr.meta_len ? l->rx_fr.meta_len - l->rx_pos : 0;
+            size_t real =
+                l->rx_pos < l->rx_fr.meta_len ? l->rx_fr.meta_len - l->rx_pos : 0;
             memcpy(l->rx_meta + l->rx_pos, p, real < k ? real : k);
             rx_consume(l, k);
             l->rx_pos += k;
@@ -882,7 +885,7 @@ link_rx(ct_pg *pg, pg_link *l)
                 l->rx_pos = 0;
             }
             else if (avail >= rem) {
-                payload_bytes(l, p, rem);   /* TCP: the padding comes later */
+                payload_bytes(l, p, rem); /* TCP: the padding comes later */
                 rx_consume(l, rem);
                 l->rx_pos += rem;
                 l->rx_state = RX_PAD;
@@ -1015,7 +1018,8 @@ pg_engine_busy(const ct_pg *pg)
             continue;
         }
         if (l->txq != NULL || l->await != NULL || l->posted != NULL ||
-            l->rx_target != NULL || l->rx_stash != NULL || (!l->shm && l->t_r < l->t_w)) {
+            l->rx_target != NULL || l->rx_stash != NULL ||
+            (!l->shm && l->t_r < l->t_w)) {
             return true;
         }
     }
@@ -1076,10 +1080,12 @@ have_futex_waitv(void)
 {
     if (futex_waitv_ok < 0) {
         uint32_t word = 1;
-        struct futex_waitv w = {.val = 0, .uaddr = (uintptr_t)&word,
+        struct futex_waitv w = {.val = 0,
+                                .uaddr = (uintptr_t)&word,
                                 .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG};
         long r = syscall(SYS_futex_waitv, &w, 1, 0, NULL, CLOCK_MONOTONIC);
-        futex_waitv_ok = !(r < 0 && errno == ENOSYS) && getenv("CTORCH_GLOO_NO_FUTEX") == NULL;
+        futex_waitv_ok =
+            !(r < 0 && errno == ENOSYS) && getenv("CTORCH_GLOO_NO_FUTEX") == NULL;
     }
     return futex_waitv_ok;
 }
@@ -1103,7 +1109,8 @@ block_futex(ct_pg *pg, int64_t deadline)
     pg_link *who[pg->size + 1];
     int n = 0;
     uint32_t kv = atomic_load(&pg->kick_word);
-    w[n] = (struct futex_waitv){.val = kv, .uaddr = (uintptr_t)&pg->kick_word,
+    w[n] = (struct futex_waitv){.val = kv,
+                                .uaddr = (uintptr_t)&pg->kick_word,
                                 .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG};
     who[n++] = NULL;
     atomic_store(&pg->driver_sleeping, PG_SLEEP_FUTEX);
@@ -1115,7 +1122,8 @@ block_futex(ct_pg *pg, int64_t deadline)
         }
         uint32_t v = atomic_load(l->my_door);
         ready |= pg_shm_arm(l, l->txq != NULL, PG_SLEEP_FUTEX) || l->eof;
-        w[n] = (struct futex_waitv){.val = v, .uaddr = (uintptr_t)l->my_door, .flags = FUTEX_32};
+        w[n] = (struct futex_waitv){
+            .val = v, .uaddr = (uintptr_t)l->my_door, .flags = FUTEX_32};
         who[n++] = l;
     }
     bool timed_out = false;
@@ -1236,7 +1244,7 @@ pg_idle(ct_pg *pg, int64_t *idle_since, int64_t deadline)
             pthread_once(&tune_once, read_tuning);
             pg->spin_budget = spin_max_ns;
         }
-        pg->wait_budget = (++pg->waits & 7) == 0 ? spin_max_ns : pg->spin_budget;
+        pg->wait_budget = (++pg->waits & 15) == 0 ? spin_max_ns : pg->spin_budget;
     }
     int64_t idle = now - *idle_since;
     if (idle < pg->wait_budget) {
@@ -1247,7 +1255,7 @@ pg_idle(ct_pg *pg, int64_t *idle_since, int64_t deadline)
 #endif
         return;
     }
-    pg->wait_blocked = true;    /* spinning did not do it */
+    pg->wait_blocked = true; /* spinning did not do it */
     if (idle < 2 * pg->wait_budget + SPIN_MIN_NS) {
         sched_yield();
         return;
@@ -1263,10 +1271,12 @@ pg_moved(ct_pg *pg, int64_t *idle_since)
     }
     *idle_since = 0;
     if (pg->wait_blocked) {
-        pg->spin_budget = pg->spin_budget / 2 > SPIN_MIN_NS ? pg->spin_budget / 2 : SPIN_MIN_NS;
+        pg->spin_budget =
+            pg->spin_budget / 2 > SPIN_MIN_NS ? pg->spin_budget / 2 : SPIN_MIN_NS;
     }
     else {
-        pg->spin_budget = pg->spin_budget * 2 < spin_max_ns ? pg->spin_budget * 2 : spin_max_ns;
+        pg->spin_budget =
+            pg->spin_budget * 2 < spin_max_ns ? pg->spin_budget * 2 : spin_max_ns;
     }
 }
 

@@ -57,7 +57,7 @@ typedef struct {
     char host[128];
     int pid, port;
     int naddr;
-    uint32_t addr[MAX_ADDRS];   /* network order */
+    uint32_t addr[MAX_ADDRS]; /* network order */
 } peer_addr;
 
 /* --- helpers --------------------------------------------------------------- */
@@ -257,21 +257,23 @@ wait_for_addrs(ct_pg *pg, ct_store *store, char keys[][96], int64_t timeout_ms)
         if (q == pg->rank || (store->vt->check(store, one, 1, &there) == 0 && there)) {
             continue;
         }
-        off += (size_t)snprintf(missing + off, off < sizeof missing ? sizeof missing - off : 0,
-                                "%s%d", nmiss ? ", " : "", q);
+        off += (size_t)snprintf(missing + off,
+                                off < sizeof missing ? sizeof missing - off : 0, "%s%d",
+                                nmiss ? ", " : "", q);
         nmiss++;
         if (off >= sizeof missing - 16) {
             break;
         }
     }
     if (nmiss == 0) {
-        return -1;              /* the store's own error stands */
+        return -1; /* the store's own error stands */
     }
-    return ct_error(CT_ERR_RUNTIME,
-                    "ProcessGroupGloo: timed out after %lld ms waiting for %s %s to join "
-                    "the group (%d of %d ranks joined)",
-                    (long long)timeout_ms, nmiss == 1 ? "rank" : "ranks", missing,
-                    pg->size - nmiss, pg->size);
+    return ct_error(
+        CT_ERR_RUNTIME,
+        "ProcessGroupGloo: timed out after %lld ms waiting for %s %s to join "
+        "the group (%d of %d ranks joined)",
+        (long long)timeout_ms, nmiss == 1 ? "rank" : "ranks", missing, pg->size - nmiss,
+        pg->size);
 }
 
 /* --- setup ------------------------------------------------------------------ */
@@ -304,8 +306,10 @@ pg_tcp_connect_mesh(ct_pg *pg, ct_store *store)
     sa.sin_addr.s_addr = htonl(INADDR_ANY);
     socklen_t salen = sizeof sa;
     if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-        listen(lfd, P + 16) < 0 || getsockname(lfd, (struct sockaddr *)&sa, &salen) < 0) {
-        ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo: cannot listen: %s", strerror(errno));
+        listen(lfd, P + 16) < 0 ||
+        getsockname(lfd, (struct sockaddr *)&sa, &salen) < 0) {
+        ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo: cannot listen: %s",
+                 strerror(errno));
         goto done;
     }
     int port = ntohs(sa.sin_port);
@@ -323,7 +327,8 @@ pg_tcp_connect_mesh(ct_pg *pg, ct_store *store)
         off += snprintf(val + off, sizeof val - (size_t)off, "127.0.0.1");
     }
     for (int q = 0; q < P; q++) {
-        snprintf(keys[q], sizeof keys[q], "ctorch_gloo/%lld/addr/%d", (long long)gen, q);
+        snprintf(keys[q], sizeof keys[q], "ctorch_gloo/%lld/addr/%d", (long long)gen,
+                 q);
     }
     if (ct_store_set(store, keys[me], (const uint8_t *)val, (size_t)off) < 0 ||
         wait_for_addrs(pg, store, keys, pg->timeout_ms) < 0) {
@@ -341,7 +346,8 @@ pg_tcp_connect_mesh(ct_pg *pg, ct_store *store)
         int bad = parse_addr(v, n, &pa[q]);
         free(v);
         if (bad) {
-            ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo: bad address entry for rank %d", q);
+            ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo: bad address entry for rank %d",
+                     q);
             goto done;
         }
     }
@@ -374,9 +380,10 @@ pg_tcp_connect_mesh(ct_pg *pg, ct_store *store)
         hello_msg h = {HELLO_MAGIC, me, P, gen, (int32_t)getpid(), 0};
         hello_ack a;
         if (io_full(l->fd, &h, sizeof h, false, deadline) < 0 ||
-            io_full(l->fd, &a, sizeof a, true, deadline) < 0 || a.magic != HELLO_MAGIC ||
-            a.rank != q) {
-            ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo: connecting to rank %d failed: %s", q,
+            io_full(l->fd, &a, sizeof a, true, deadline) < 0 ||
+            a.magic != HELLO_MAGIC || a.rank != q) {
+            ct_error(CT_ERR_RUNTIME,
+                     "ProcessGroupGloo: connecting to rank %d failed: %s", q,
                      errno ? strerror(errno) : "unexpected answer");
             goto done;
         }
@@ -386,7 +393,8 @@ pg_tcp_connect_mesh(ct_pg *pg, ct_store *store)
             l->shm = true;
         }
         if (io_full(l->fd, &ok, 1, false, deadline) < 0) {
-            ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo: connecting to rank %d failed: %s", q,
+            ct_error(CT_ERR_RUNTIME,
+                     "ProcessGroupGloo: connecting to rank %d failed: %s", q,
                      strerror(errno));
             goto done;
         }
@@ -404,11 +412,13 @@ pg_tcp_connect_mesh(ct_pg *pg, ct_store *store)
             size_t o = 0;
             for (int q = me + 1; q < P; q++) {
                 if (pg->links[q].fd < 0 && o < sizeof miss - 16) {
-                    o += (size_t)snprintf(miss + o, sizeof miss - o, "%s%d", o ? ", " : "", q);
+                    o += (size_t)snprintf(miss + o, sizeof miss - o, "%s%d",
+                                          o ? ", " : "", q);
                 }
             }
             ct_error(CT_ERR_RUNTIME,
-                     "ProcessGroupGloo: timed out waiting for rank(s) %s to connect", miss);
+                     "ProcessGroupGloo: timed out waiting for rank(s) %s to connect",
+                     miss);
             goto done;
         }
         int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -417,28 +427,30 @@ pg_tcp_connect_mesh(ct_pg *pg, ct_store *store)
         }
         hello_msg h;
         if (io_full(fd, &h, sizeof h, true, deadline) < 0 || h.magic != HELLO_MAGIC) {
-            close(fd);          /* not one of ours */
+            close(fd); /* not one of ours */
             continue;
         }
         if (h.size != P || h.gen != gen || h.rank <= me || h.rank >= P) {
             close(fd);
-            ct_error(CT_ERR_RUNTIME,
-                     "ProcessGroupGloo: a process joined as rank %d of %d (group %lld); "
-                     "this is rank %d of %d (group %lld)",
-                     h.rank, h.size, (long long)h.gen, me, P, (long long)gen);
+            ct_error(
+                CT_ERR_RUNTIME,
+                "ProcessGroupGloo: a process joined as rank %d of %d (group %lld); "
+                "this is rank %d of %d (group %lld)",
+                h.rank, h.size, (long long)h.gen, me, P, (long long)gen);
             goto done;
         }
         pg_link *l = &pg->links[h.rank];
         if (l->fd >= 0) {
             close(fd);
-            ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo: two processes joined as rank %d",
-                     h.rank);
+            ct_error(CT_ERR_RUNTIME,
+                     "ProcessGroupGloo: two processes joined as rank %d", h.rank);
             goto done;
         }
         l->fd = fd;
         got++;
         hello_ack a = {HELLO_MAGIC, me, 0, (int32_t)getpid(), -1, cap, 0};
-        if (!no_shm && strcmp(pa[h.rank].host, myhost) == 0 && pa[h.rank].pid == h.pid) {
+        if (!no_shm && strcmp(pa[h.rank].host, myhost) == 0 &&
+            pa[h.rank].pid == h.pid) {
             uint64_t token = 0;
             (void)!getrandom(&token, sizeof token, 0);
             token |= 1;
@@ -459,7 +471,8 @@ pg_tcp_connect_mesh(ct_pg *pg, ct_store *store)
         pg_link *l = &pg->links[q];
         char ok = 'T';
         if (io_full(l->fd, &ok, 1, true, deadline) < 0) {
-            ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo: rank %d went away during setup", q);
+            ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo: rank %d went away during setup",
+                     q);
             goto done;
         }
         if (ok == 'S' && acc_shm[q]) {
@@ -544,8 +557,8 @@ pg_tcp_flush(pg_link *l)
 {
     l->want_pollout = false;
     while (l->t_r < l->t_w) {
-        ssize_t k = send(l->fd, l->tbuf + l->t_r, l->t_w - l->t_r,
-                         MSG_DONTWAIT | MSG_NOSIGNAL);
+        ssize_t k =
+            send(l->fd, l->tbuf + l->t_r, l->t_w - l->t_r, MSG_DONTWAIT | MSG_NOSIGNAL);
         if (k > 0) {
             l->t_r += (size_t)k;
             continue;

@@ -25,14 +25,14 @@ extern struct ct_store *ctpy_store_ref(PyObject *o) __attribute__((weak));
 
 typedef struct {
     PyObject_HEAD
-    ct_pg *pg;                  /* owned */
-    PyObject *store;            /* owned */
+    ct_pg *pg;       /* owned */
+    PyObject *store; /* owned */
     PyObject *weaklist;
 } CtPGObject;
 
 typedef struct {
     PyObject_HEAD
-    ct_work *w;                 /* owned */
+    ct_work *w; /* owned */
     PyObject *weaklist;
 } CtWorkObject;
 
@@ -45,7 +45,8 @@ static ct_store *
 store_for(PyObject *o)
 {
     if (ctpy_store_ref == NULL) {
-        PyErr_SetString(PyExc_TypeError, "ProcessGroupGloo(): no store support in this build");
+        PyErr_SetString(PyExc_TypeError,
+                        "ProcessGroupGloo(): no store support in this build");
         return NULL;
     }
     return ctpy_store_ref(o);
@@ -99,8 +100,9 @@ tlist_get(PyObject *o, tlist *l, const char *what)
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *x = PySequence_Fast_GET_ITEM(l->seq, i);
         if (!ctpy_is_tensor(x)) {
-            PyErr_Format(PyExc_TypeError, "%s must be a list of tensors, found %s at index %zd",
-                         what, Py_TYPE(x)->tp_name, i);
+            PyErr_Format(PyExc_TypeError,
+                         "%s must be a list of tensors, found %s at index %zd", what,
+                         Py_TYPE(x)->tp_name, i);
             return -1;
         }
         l->t[i] = ctpy_tensor(x);
@@ -168,7 +170,8 @@ static int
 int_arg(PyObject *o, int64_t *out, const char *what)
 {
     if (PyBool_Check(o) || !PyIndex_Check(o)) {
-        PyErr_Format(PyExc_TypeError, "%s must be an int, not %s", what, Py_TYPE(o)->tp_name);
+        PyErr_Format(PyExc_TypeError, "%s must be an int, not %s", what,
+                     Py_TYPE(o)->tp_name);
         return -1;
     }
     *out = PyLong_AsLongLong(o);
@@ -186,7 +189,8 @@ op_arg(PyObject *o, ct_redop *out)
         v = a ? PyNumber_Index(a) : NULL;
         Py_XDECREF(a);
         if (v == NULL) {
-            PyErr_Format(PyExc_TypeError, "op must be a ReduceOp, not %s", Py_TYPE(o)->tp_name);
+            PyErr_Format(PyExc_TypeError, "op must be a ReduceOp, not %s",
+                         Py_TYPE(o)->tp_name);
             return -1;
         }
     }
@@ -202,14 +206,16 @@ op_arg(PyObject *o, ct_redop *out)
 /* Positional and keyword arguments by name; async_op is keyword-only. */
 static int
 get_args(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-         const char *const *names, int n, PyObject **vals, int nrequired, unsigned *flags)
+         const char *const *names, int n, PyObject **vals, int nrequired,
+         unsigned *flags)
 {
     for (int i = 0; i < n; i++) {
         vals[i] = i < nargs ? args[i] : NULL;
     }
     if (nargs > n) {
-        PyErr_Format(PyExc_TypeError, "%s() takes %d positional arguments but %zd were given",
-                     fname, n, nargs);
+        PyErr_Format(PyExc_TypeError,
+                     "%s() takes %d positional arguments but %zd were given", fname, n,
+                     nargs);
         return -1;
     }
     *flags = 0;
@@ -233,20 +239,21 @@ get_args(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *k
             i++;
         }
         if (i == n) {
-            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", fname,
-                         key);
+            PyErr_Format(PyExc_TypeError,
+                         "%s() got an unexpected keyword argument '%s'", fname, key);
             return -1;
         }
         if (vals[i] != NULL) {
-            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname,
-                         key);
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'",
+                         fname, key);
             return -1;
         }
         vals[i] = v;
     }
     for (int i = 0; i < nrequired; i++) {
         if (vals[i] == NULL) {
-            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname, names[i]);
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname,
+                         names[i]);
             return -1;
         }
     }
@@ -289,8 +296,8 @@ pg_init(PyObject *self, PyObject *args, PyObject *kwargs)
     static char *kw[] = {"store", "rank", "size", "timeout", NULL};
     PyObject *store, *timeout = NULL;
     int rank, size;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oii|O:ProcessGroupGloo", kw, &store, &rank,
-                                     &size, &timeout)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oii|O:ProcessGroupGloo", kw, &store,
+                                     &rank, &size, &timeout)) {
         return -1;
     }
     double secs = 1800.0;
@@ -411,7 +418,8 @@ pg_broadcast(CTPY_FASTCALL_ARGS)
     tlist l = {0};
     int64_t root;
     ct_work *w = NULL;
-    if (pg_live(self) < 0 || get_args("broadcast", args, nargs, kwnames, names, 2, v, 2, &fl) < 0 ||
+    if (pg_live(self) < 0 ||
+        get_args("broadcast", args, nargs, kwnames, names, 2, v, 2, &fl) < 0 ||
         int_arg(v[1], &root, "root") < 0 || tlist_get(v[0], &l, "tensors") < 0) {
         tlist_free(&l);
         return NULL;
@@ -432,7 +440,8 @@ pg_allreduce(CTPY_FASTCALL_ARGS)
     tlist l = {0};
     ct_redop op = CT_REDOP_SUM;
     ct_work *w;
-    if (pg_live(self) < 0 || get_args("allreduce", args, nargs, kwnames, names, 2, v, 1, &fl) < 0 ||
+    if (pg_live(self) < 0 ||
+        get_args("allreduce", args, nargs, kwnames, names, 2, v, 1, &fl) < 0 ||
         (v[1] != NULL && op_arg(v[1], &op) < 0) || tlist_get(v[0], &l, "tensors") < 0) {
         tlist_free(&l);
         return NULL;
@@ -459,7 +468,8 @@ pg_reduce(CTPY_FASTCALL_ARGS)
     int64_t root;
     ct_redop op = CT_REDOP_SUM;
     ct_work *w;
-    if (pg_live(self) < 0 || get_args("reduce", args, nargs, kwnames, names, 3, v, 2, &fl) < 0 ||
+    if (pg_live(self) < 0 ||
+        get_args("reduce", args, nargs, kwnames, names, 3, v, 2, &fl) < 0 ||
         int_arg(v[1], &root, "root") < 0 || (v[2] != NULL && op_arg(v[2], &op) < 0) ||
         tlist_get(v[0], &l, "tensors") < 0) {
         tlist_free(&l);
@@ -481,8 +491,10 @@ pg_allgather(CTPY_FASTCALL_ARGS)
     tlists out = {0};
     tlist in = {0};
     ct_work *w = NULL;
-    if (pg_live(self) < 0 || get_args("allgather", args, nargs, kwnames, names, 2, v, 2, &fl) < 0 ||
-        tlists_get(v[0], &out, "output_lists") < 0 || tlist_get(v[1], &in, "inputs") < 0) {
+    if (pg_live(self) < 0 ||
+        get_args("allgather", args, nargs, kwnames, names, 2, v, 2, &fl) < 0 ||
+        tlists_get(v[0], &out, "output_lists") < 0 ||
+        tlist_get(v[1], &in, "inputs") < 0) {
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
@@ -501,7 +513,8 @@ static int
 one_tensor(PyObject *o, ct_tensor **t, const char *what)
 {
     if (!ctpy_is_tensor(o)) {
-        PyErr_Format(PyExc_TypeError, "%s must be a Tensor, not %s", what, Py_TYPE(o)->tp_name);
+        PyErr_Format(PyExc_TypeError, "%s must be a Tensor, not %s", what,
+                     Py_TYPE(o)->tp_name);
         return -1;
     }
     *t = ctpy_tensor(o);
@@ -537,8 +550,10 @@ pg_gather(CTPY_FASTCALL_ARGS)
     tlist in = {0};
     int64_t root;
     ct_work *w = NULL;
-    if (pg_live(self) < 0 || get_args("gather", args, nargs, kwnames, names, 3, v, 3, &fl) < 0 ||
-        int_arg(v[2], &root, "root") < 0 || tlists_get(v[0], &out, "output_lists") < 0 ||
+    if (pg_live(self) < 0 ||
+        get_args("gather", args, nargs, kwnames, names, 3, v, 3, &fl) < 0 ||
+        int_arg(v[2], &root, "root") < 0 ||
+        tlists_get(v[0], &out, "output_lists") < 0 ||
         tlist_get(v[1], &in, "inputs") < 0) {
         goto done;
     }
@@ -564,7 +579,8 @@ pg_scatter(CTPY_FASTCALL_ARGS)
     tlists in = {0};
     int64_t root;
     ct_work *w = NULL;
-    if (pg_live(self) < 0 || get_args("scatter", args, nargs, kwnames, names, 3, v, 3, &fl) < 0 ||
+    if (pg_live(self) < 0 ||
+        get_args("scatter", args, nargs, kwnames, names, 3, v, 3, &fl) < 0 ||
         int_arg(v[2], &root, "root") < 0 || tlist_get(v[0], &out, "outputs") < 0 ||
         tlists_get(v[1], &in, "input_lists") < 0) {
         goto done;
@@ -593,7 +609,8 @@ pg_reduce_scatter(CTPY_FASTCALL_ARGS)
     ct_work *w = NULL;
     if (pg_live(self) < 0 ||
         get_args("reduce_scatter", args, nargs, kwnames, names, 3, v, 2, &fl) < 0 ||
-        (v[2] != NULL && op_arg(v[2], &op) < 0) || tlist_get(v[0], &out, "outputs") < 0 ||
+        (v[2] != NULL && op_arg(v[2], &op) < 0) ||
+        tlist_get(v[0], &out, "outputs") < 0 ||
         tlists_get(v[1], &in, "input_lists") < 0) {
         goto done;
     }
@@ -619,7 +636,8 @@ pg_reduce_scatter_base(CTPY_FASTCALL_ARGS)
     ct_redop op = CT_REDOP_SUM;
     ct_work *w;
     if (pg_live(self) < 0 ||
-        get_args("_reduce_scatter_base", args, nargs, kwnames, names, 3, v, 2, &fl) < 0 ||
+        get_args("_reduce_scatter_base", args, nargs, kwnames, names, 3, v, 2, &fl) <
+            0 ||
         one_tensor(v[0], &out, "output") < 0 || one_tensor(v[1], &in, "input") < 0 ||
         (v[2] != NULL && op_arg(v[2], &op) < 0)) {
         return NULL;
@@ -697,7 +715,8 @@ pg_alltoall(CTPY_FASTCALL_ARGS)
     unsigned fl;
     tlist out = {0}, in = {0};
     ct_work *w = NULL;
-    if (pg_live(self) < 0 || get_args("alltoall", args, nargs, kwnames, names, 2, v, 2, &fl) < 0 ||
+    if (pg_live(self) < 0 ||
+        get_args("alltoall", args, nargs, kwnames, names, 2, v, 2, &fl) < 0 ||
         tlist_get(v[0], &out, "outputs") < 0 || tlist_get(v[1], &in, "inputs") < 0) {
         goto done;
     }
@@ -719,7 +738,8 @@ pg_barrier(CTPY_FASTCALL_ARGS)
     PyObject *v[1];
     unsigned fl;
     ct_work *w;
-    if (pg_live(self) < 0 || get_args("barrier", args, nargs, kwnames, NULL, 0, v, 0, &fl) < 0) {
+    if (pg_live(self) < 0 ||
+        get_args("barrier", args, nargs, kwnames, NULL, 0, v, 0, &fl) < 0) {
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
@@ -729,8 +749,8 @@ pg_barrier(CTPY_FASTCALL_ARGS)
 }
 
 static PyObject *
-p2p(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, bool send,
-    bool any)
+p2p(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+    bool send, bool any)
 {
     static const char *const send_names[] = {"tensors", "dst", "tag"};
     static const char *const recv_names[] = {"tensors", "src", "tag"};
@@ -743,7 +763,8 @@ p2p(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, 
     ct_work *w;
     const char *const *names = send ? send_names : any ? any_names : recv_names;
     int n = any ? 2 : 3;
-    if (pg_live(self) < 0 || get_args(fname, args, nargs, kwnames, names, n, v, n - 1, &fl) < 0 ||
+    if (pg_live(self) < 0 ||
+        get_args(fname, args, nargs, kwnames, names, n, v, n - 1, &fl) < 0 ||
         (!any && int_arg(v[1], &peer, names[1]) < 0) ||
         (v[n - 1] != NULL && int_arg(v[n - 1], &tag, "tag") < 0) ||
         tlist_get(v[0], &l, "tensors") < 0) {
@@ -752,9 +773,11 @@ p2p(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, 
     }
     if (!any && (peer < 0 || peer > INT32_MAX)) {
         /* a negative rank must not read as "any source" */
-        PyErr_Format(PyExc_RuntimeError,
-                     "ProcessGroupGloo::%s: invalid %s rank: %lld (the group has %d ranks)", fname,
-                     send ? "destination" : "source", (long long)peer, ct_pg_size(PG(self)));
+        PyErr_Format(
+            PyExc_RuntimeError,
+            "ProcessGroupGloo::%s: invalid %s rank: %lld (the group has %d ranks)",
+            fname, send ? "destination" : "source", (long long)peer,
+            ct_pg_size(PG(self)));
         tlist_free(&l);
         return NULL;
     }
@@ -792,15 +815,20 @@ static PyMethodDef pg_methods[] = {
      "How many peers this rank reaches through shared memory."},
     {"_shutdown", pg_shutdown, METH_NOARGS,
      "Fail pending work and release every socket, thread and shared segment."},
-    CTPY_METH("broadcast", pg_broadcast, "broadcast(tensors, root, *, async_op=True) -> Work"),
-    CTPY_METH("allreduce", pg_allreduce, "allreduce(tensors, op=0, *, async_op=True) -> Work"),
-    CTPY_METH("reduce", pg_reduce, "reduce(tensors, root, op=0, *, async_op=True) -> Work"),
+    CTPY_METH("broadcast", pg_broadcast,
+              "broadcast(tensors, root, *, async_op=True) -> Work"),
+    CTPY_METH("allreduce", pg_allreduce,
+              "allreduce(tensors, op=0, *, async_op=True) -> Work"),
+    CTPY_METH("reduce", pg_reduce,
+              "reduce(tensors, root, op=0, *, async_op=True) -> Work"),
     CTPY_METH("allgather", pg_allgather,
               "allgather(output_lists, inputs, *, async_op=True) -> Work"),
     CTPY_METH("_allgather_base", pg_allgather_base,
               "_allgather_base(output, input, *, async_op=True) -> Work"),
-    CTPY_METH("gather", pg_gather, "gather(output_lists, inputs, root, *, async_op=True) -> Work"),
-    CTPY_METH("scatter", pg_scatter, "scatter(outputs, input_lists, root, *, async_op=True) -> Work"),
+    CTPY_METH("gather", pg_gather,
+              "gather(output_lists, inputs, root, *, async_op=True) -> Work"),
+    CTPY_METH("scatter", pg_scatter,
+              "scatter(outputs, input_lists, root, *, async_op=True) -> Work"),
     CTPY_METH("reduce_scatter", pg_reduce_scatter,
               "reduce_scatter(outputs, input_lists, op=0, *, async_op=True) -> Work"),
     CTPY_METH("_reduce_scatter_base", pg_reduce_scatter_base,
@@ -808,7 +836,8 @@ static PyMethodDef pg_methods[] = {
     CTPY_METH("alltoall_base", pg_alltoall_base,
               "alltoall_base(output, input, output_split_sizes, input_split_sizes, *, "
               "async_op=True) -> Work"),
-    CTPY_METH("alltoall", pg_alltoall, "alltoall(outputs, inputs, *, async_op=True) -> Work"),
+    CTPY_METH("alltoall", pg_alltoall,
+              "alltoall(outputs, inputs, *, async_op=True) -> Work"),
     CTPY_METH("barrier", pg_barrier, "barrier(*, async_op=True) -> Work"),
     CTPY_METH("send", pg_send, "send(tensors, dst, tag=0, *, async_op=True) -> Work"),
     CTPY_METH("recv", pg_recv, "recv(tensors, src, tag=0, *, async_op=True) -> Work"),
@@ -947,7 +976,7 @@ run_py_callback(void *ctx)
 {
     PyObject *fn = ctx;
     if (_Py_IsFinalizing()) {
-        return;                 /* too late to call Python; the object leaks */
+        return; /* too late to call Python; the object leaks */
     }
     PyGILState_STATE g = PyGILState_Ensure();
     PyObject *r = PyObject_CallNoArgs(fn);

@@ -650,6 +650,9 @@ def test_argument_errors_against_torch(torch_ref):
     class Adapter:
         """torch's ProcessGroupGloo behind this file's call style."""
 
+        def __init__(self, pg):
+            self.pg = pg
+
         def _red(self, op):
             return {SUM: tdist.ReduceOp.SUM, AVG: tdist.ReduceOp.AVG,
                     BAND: tdist.ReduceOp.BAND, BXOR: tdist.ReduceOp.BXOR}[op]
@@ -657,45 +660,46 @@ def test_argument_errors_against_torch(torch_ref):
         def allreduce(self, ts, op):
             o = tdist.AllreduceOptions()
             o.reduceOp = self._red(op)
-            return tpg.allreduce(ts, o)
+            return self.pg.allreduce(ts, o)
 
         def broadcast(self, ts, root):
             o = tdist.BroadcastOptions()
             o.rootRank = root
-            return tpg.broadcast(ts, o)
+            return self.pg.broadcast(ts, o)
 
         def reduce(self, ts, root, op):
             o = tdist.ReduceOptions()
             o.rootRank = root
             o.reduceOp = self._red(op)
-            return tpg.reduce(ts, o)
+            return self.pg.reduce(ts, o)
 
         def allgather(self, outs, ins):
-            return tpg.allgather(outs, ins)
+            return self.pg.allgather(outs, ins)
 
         def gather(self, outs, ins, root):
             o = tdist.GatherOptions()
             o.rootRank = root
-            return tpg.gather(outs, ins, o)
+            return self.pg.gather(outs, ins, o)
 
         def scatter(self, outs, ins, root):
             o = tdist.ScatterOptions()
             o.rootRank = root
-            return tpg.scatter(outs, ins, o)
+            return self.pg.scatter(outs, ins, o)
 
         def alltoall_base(self, o, i, os_, is_):
-            return tpg.alltoall_base(o, i, os_, is_)
+            return self.pg.alltoall_base(o, i, os_, is_)
 
         def send(self, ts, dst, tag):
-            return tpg.send(ts, dst, tag)
+            return self.pg.send(ts, dst, tag)
 
         def recv(self, ts, src, tag):
-            return tpg.recv(ts, src, tag)
+            return self.pg.recv(ts, src, tag)
 
-    theirs = _arg_errors(Adapter(), torch_ref, 0)
+    adapter = Adapter(tpg)
+    theirs = _arg_errors(adapter, torch_ref, 0)
     # torch's group joins its threads when freed: free it here, not in a
     # forked child of a later test
-    del Adapter, tpg
+    del adapter, tpg
     gc.collect()
     pg = _C.ProcessGroupGloo(_C.HashStore(), 0, 1, 5.0)
     ours = _arg_errors(pg, ctorch, 0)
@@ -934,7 +938,7 @@ def _tcp(pg, r, world):
     assert pg._shm_peers() == 0
     coll = _collectives(pg, r, world)
     bad = _allreduce_matrix(pg, r, world, [0, 3])
-    return coll, bad, _p2p(pg, r, world) if world == 2 else [True]
+    return coll, bad, (_p2p(pg, r, world) if world == 2 else [True])
 
 
 @pytest.mark.parametrize("world", [2, 3])
