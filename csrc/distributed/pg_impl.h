@@ -242,8 +242,6 @@ struct ct_pg {
     pg_link *links;             /* [size]; links[rank] unused */
     int nshm;
     int efd;                    /* eventfd: kicks the driver */
-    int tfd;                    /* timerfd: Note [Deferred kick] */
-    atomic_int timer_armed;
     pthread_t thread;
     bool thread_started;
     pthread_mutex_t drive;      /* the engine's lock */
