@@ -329,6 +329,55 @@ def test_collectives(world):
             assert all(oks), (name, oks)
 
 
+def _dtype_matrix(pg, r, world):
+    """The data-moving collectives and reduce / reduce_scatter for every
+    dtype, small sizes, a strided tensor among them."""
+    bad = []
+    for dtype in ALL_DTYPES:
+        for n in (0, 1, 7):
+            mine = make(values(n, r, dtype), dtype)
+            every = [make(values(n, q, dtype), dtype) for q in range(world)]
+            t = ctorch.zeros(n, 2, dtype=dtype)[:, 1]
+            if r == 1:
+                t.copy_(mine)
+            pg.broadcast([t], 1).wait()
+            if t.tolist() != every[1].tolist():
+                bad.append(("broadcast", str(dtype), n))
+            outs = [ctorch.zeros(n, dtype=dtype) for _ in range(world)]
+            pg.allgather([outs], [mine]).wait()
+            if [o.tolist() for o in outs] != [e.tolist() for e in every]:
+                bad.append(("allgather", str(dtype), n))
+            g = [ctorch.zeros(n, dtype=dtype) for _ in range(world)] if r == 0 else None
+            pg.gather([g] if g else [], [mine], 0).wait()
+            if r == 0 and [o.tolist() for o in g] != [e.tolist() for e in every]:
+                bad.append(("gather", str(dtype), n))
+            s = ctorch.zeros(n, dtype=dtype)
+            pg.scatter([s], [every] if r == 0 else [], 0).wait()
+            if s.tolist() != every[r].tolist():
+                bad.append(("scatter", str(dtype), n))
+            o = ctorch.zeros(n * world, dtype=dtype)
+            pg.alltoall_base(o, ctorch.cat([mine] * world), [], []).wait()
+            if o.tolist() != ctorch.cat(every).tolist():
+                bad.append(("alltoall", str(dtype), n))
+            want = expected(n, world, dtype, MAX)
+            t = mine.clone()
+            pg.reduce([t], 0, MAX).wait()
+            got = t.tolist() if r == 0 else None
+            if r == 0 and [num(x) for x in got] != [num(x) for x in want]:
+                bad.append(("reduce", str(dtype), n))
+            o = ctorch.zeros(n, dtype=dtype)
+            pg.reduce_scatter([o], [[mine] * world], MAX).wait()
+            if [num(x) for x in o.tolist()] != [num(x) for x in want]:
+                bad.append(("reduce_scatter", str(dtype), n))
+    return bad
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_every_dtype_in_every_collective(world):
+    for bad in run(world, _dtype_matrix):
+        assert bad == []
+
+
 def test_world_size_one():
     store = _C.HashStore()
     pg = _C.ProcessGroupGloo(store, 0, 1, 5.0)
