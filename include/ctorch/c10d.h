@@ -19,6 +19,13 @@
  *
  * Thread-safety: all functions may be called from any thread.  Works of
  * one group complete in issue order among the collectives.
+ *
+ * Environment: GLOO_SOCKET_IFNAME (publish only that interface's address),
+ * CTORCH_GLOO_NO_SHM (TCP even on one host), CTORCH_GLOO_SHM_RING (ring
+ * bytes per direction, default 1 MiB), CTORCH_GLOO_NO_FUTEX (wake-ups by
+ * socket bytes only), CTORCH_GLOO_SPIN_US (the most a waiter spins,
+ * default 10), CTORCH_GLOO_DIRECT_MAX (bytes up to which a reduction sends
+ * everything to everyone).
  */
 #ifndef CTORCH_C10D_H
 #define CTORCH_C10D_H

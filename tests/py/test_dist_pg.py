@@ -1067,9 +1067,9 @@ def _stress(pg, r, world, seed, count):
     return bad
 
 
-@pytest.mark.parametrize("world", [2, 4])
-def test_stress_mixed_collectives(world):
-    for bad in run(world, _stress, 1234 + world, 250, limit=90):
+@pytest.mark.parametrize("world,count", [(2, 1000), (3, 400), (4, 400)])
+def test_stress_mixed_collectives(world, count):
+    for bad in run(world, _stress, 1234 + world, count, limit=120):
         assert bad == []
 
 
