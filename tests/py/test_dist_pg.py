@@ -223,6 +223,22 @@ def test_allreduce_large(world):
         assert bad == []
 
 
+def _allreduce_16m(pg, r, world):
+    n = 16 << 20
+    t = (ctorch.arange(n, dtype=ctorch.int64) % 1000 + r).to(ctorch.float32)
+    pg.allreduce([t], SUM).wait()
+    want = ((ctorch.arange(n, dtype=ctorch.int64) % 1000) * world
+            + sum(range(world))).to(ctorch.float32)
+    ok = bool((t == want).all())
+    b = ctorch.zeros(n, dtype=ctorch.int32) if r else ctorch.arange(n, dtype=ctorch.int32)
+    pg.broadcast([b], 0).wait()
+    return ok and bool((b == ctorch.arange(n, dtype=ctorch.int32)).all())
+
+
+def test_16m_elements():
+    assert run(2, _allreduce_16m) == [True, True]
+
+
 # ---- the other collectives --------------------------------------------------
 
 def _collectives(pg, r, world):
