@@ -21,13 +21,21 @@ def _trampoline(name):
     return reduce
 
 
-def _register(forking_pickler):
+def reduced_classes():
+    """(class, name of its reducer in multiprocessing.reductions): the one
+    list both registrations use.  nn.Parameter needs no entry: it pickles as
+    (its .data, requires_grad), and its .data is a Tensor."""
     from ._tensor import Tensor
     from . import storage
-    forking_pickler.register(Tensor, _trampoline("reduce_tensor"))
-    forking_pickler.register(storage.UntypedStorage, _trampoline("reduce_untyped_storage"))
+    yield Tensor, "reduce_tensor"
+    yield storage.UntypedStorage, "reduce_untyped_storage"
     for cls in (storage.TypedStorage, *storage._storage_classes.values()):
-        forking_pickler.register(cls, _trampoline("reduce_typed_storage"))
+        yield cls, "reduce_typed_storage"
+
+
+def _register(forking_pickler):
+    for cls, name in reduced_classes():
+        forking_pickler.register(cls, _trampoline(name))
 
 
 class _Finder:

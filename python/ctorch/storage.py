@@ -4,23 +4,41 @@ import sys
 from . import _C
 
 
-def _share_memory(ref):
-    """Move a storage handle into shared memory (no-op if it is there), as
-    the sharing strategy of ctorch.multiprocessing says; before that module
-    is loaded the strategy can only be the default, file_descriptor."""
-    if ref.is_shared():
-        return
-    kind = _strategy_kind()
-    if kind == 1:
-        sys.modules[__package__ + ".multiprocessing.reductions"]._register_cleanup()
-    ref._share_(kind)
-
-
 def _strategy_kind():
     """0 for file_descriptor, 1 for file_system: ctorch.multiprocessing's
     strategy, or the default before that module is loaded."""
     mp = sys.modules.get(__package__ + ".multiprocessing")
     return 1 if mp is not None and mp.get_sharing_strategy() == "file_system" else 0
+
+
+_cleanup_registered = False
+
+
+def _register_cleanup():
+    """Named segments (file_system): at this process's exit (normal, or the
+    end of a multiprocessing child), unlink the names it created and those
+    left by processes that died.  Only reached once ctorch.multiprocessing
+    chose that strategy, so multiprocessing is loaded already."""
+    global _cleanup_registered
+    if not _cleanup_registered:
+        from multiprocessing import util
+        _cleanup_registered = True
+        _C.StorageBase._shm_cleanup(False)
+        util.Finalize(None, _C.StorageBase._shm_cleanup, args=(True,), exitpriority=-100)
+
+
+def _share(ref, kind):
+    """Move a storage handle into shared memory of that kind (0 or 1)."""
+    if kind == 1:
+        _register_cleanup()
+    ref._share_(kind)
+
+
+def _share_memory(ref):
+    """share_memory_: into shared memory of the current strategy, unless
+    the storage is shared already."""
+    if not ref.is_shared():
+        _share(ref, _strategy_kind())
 
 
 def _shared_empty(size, dtype):
@@ -33,7 +51,7 @@ def _shared_empty(size, dtype):
         n *= d
     kind = _strategy_kind()
     if kind == 1:
-        sys.modules[__package__ + ".multiprocessing.reductions"]._register_cleanup()
+        _register_cleanup()
     ref = _C.StorageBase._new_shared(n * dtype.itemsize, kind)
     stride, step = [], 1
     for d in reversed(size):

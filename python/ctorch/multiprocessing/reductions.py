@@ -22,37 +22,19 @@ import multiprocessing
 from multiprocessing import context, util
 from multiprocessing.reduction import ForkingPickler
 
+from .. import _mp_hook
+
 from .. import _C
 from .._tensor import Tensor
 from .. import storage as _storage
 
 _FD, _NAME = 0, 1
 _handles = weakref.WeakValueDictionary()
-_cleanup_registered = False
-
-
-def _strategy_kind():
-    from . import get_sharing_strategy
-    return _NAME if get_sharing_strategy() == "file_system" else _FD
-
-
-def _register_cleanup():
-    """Named segments: at this process's exit (normal, or the end of a
-    multiprocessing child), unlink the names it created and those left by
-    processes that died."""
-    global _cleanup_registered
-    if not _cleanup_registered:
-        _cleanup_registered = True
-        _C.StorageBase._shm_cleanup(False)
-        util.Finalize(None, _C.StorageBase._shm_cleanup, args=(True,), exitpriority=-100)
-
-
-def _share(ref, kind):
-    """Move a storage handle into shared memory of that kind."""
-    if kind == _NAME:
-        _register_cleanup()
-    ref._share_(kind)
-    return ref
+# the sharing mechanism itself lives beside the storages (share_memory_
+# uses it without loading this module)
+_strategy_kind = _storage._strategy_kind
+_register_cleanup = _storage._register_cleanup
+_share = _storage._share
 
 
 def _dup_fd(fd):
@@ -157,19 +139,8 @@ def reduce_typed_storage(storage):
     return (_rebuild_typed, (type(storage), _shared(storage._ref), storage.dtype))
 
 
-_registered = False
-
-
 def init_reductions():
-    """Register the reducers with multiprocessing's ForkingPickler (once)."""
-    global _registered
-    if _registered:
-        return
-    _registered = True
-    # nn.Parameter needs no entry: it pickles as (its .data, requires_grad),
-    # and its .data comes here
-    ForkingPickler.register(Tensor, reduce_tensor)
-    ForkingPickler.register(_storage.UntypedStorage, reduce_untyped_storage)
-    ForkingPickler.register(_storage.TypedStorage, reduce_typed_storage)
-    for cls in _storage._storage_classes.values():
-        ForkingPickler.register(cls, reduce_typed_storage)
+    """Register the reducers with multiprocessing's ForkingPickler directly
+    (the ones _mp_hook registered load this module on first use)."""
+    for cls, name in _mp_hook.reduced_classes():
+        ForkingPickler.register(cls, globals()[name])
