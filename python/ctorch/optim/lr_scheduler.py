@@ -26,17 +26,48 @@ EPOCH_DEPRECATION_WARNING = (
     "https://github.com/pytorch/pytorch/issues/new/choose."
 )
 
+
+def _attach_optimizer(scheduler, optimizer):
+    if not isinstance(optimizer, Optimizer):
+        raise TypeError('{} is not an Optimizer'.format(type(optimizer).__name__))
+    scheduler.optimizer = optimizer
+
+
+def _format_param(name, optimizer, param):
+    """param as one value per param group (a list or tuple must have one per group)."""
+    if isinstance(param, (list, tuple)):
+        if len(param) != len(optimizer.param_groups):
+            raise ValueError("expected {} values for {}, got {}".format(
+                len(optimizer.param_groups), name, len(param)))
+        return param
+    return [param] * len(optimizer.param_groups)
+
+
+class _enable_get_lr_call:
+    """Marks get_lr() as called from step(), so it does not warn. With swallow=True
+    its exit returns a true value and so swallows an exception raised inside, as
+    PyTorch 1.13's CosineAnnealingWarmRestarts.step does."""
+
+    def __init__(self, o, swallow=False):
+        self.o = o
+        self.swallow = swallow
+
+    def __enter__(self):
+        self.o._get_lr_called_within_step = True
+        return self
+
+    def __exit__(self, type, value, traceback):
+        self.o._get_lr_called_within_step = False
+        return self.swallow
+
+
 class _LRScheduler(object):
     """The base of the epoch-driven schedulers: wraps optimizer.step to count calls (for the
     warning about calling scheduler.step() first) and sets every group's lr on step()."""
 
     def __init__(self, optimizer, last_epoch=-1, verbose=False):
 
-        # Attach optimizer
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError('{} is not an Optimizer'.format(
-                type(optimizer).__name__))
-        self.optimizer = optimizer
+        _attach_optimizer(self, optimizer)
 
         # Initialize epoch and base learning rates
         if last_epoch == -1:
@@ -101,6 +132,11 @@ class _LRScheduler(object):
         # Compute learning rate using chainable form of the scheduler
         raise NotImplementedError
 
+    def _warn_get_lr_outside_step(self):
+        if not self._get_lr_called_within_step:
+            warnings.warn("To get the last learning rate computed by the scheduler, "
+                          "please use `get_last_lr()`.", UserWarning)
+
     def print_lr(self, is_verbose, group, lr, epoch=None):
         if is_verbose:
             if epoch is None:
@@ -133,18 +169,6 @@ class _LRScheduler(object):
                               "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning)
         self._step_count += 1
 
-        class _enable_get_lr_call:
-
-            def __init__(self, o):
-                self.o = o
-
-            def __enter__(self):
-                self.o._get_lr_called_within_step = True
-                return self
-
-            def __exit__(self, type, value, traceback):
-                self.o._get_lr_called_within_step = False
-
         with _enable_get_lr_call(self):
             if epoch is None:
                 self.last_epoch += 1
@@ -165,8 +189,9 @@ class _LRScheduler(object):
         self._last_lr = [group['lr'] for group in self.optimizer.param_groups]
 
 
-class LambdaLR(_LRScheduler):
-    """lr = initial lr times lr_lambda(epoch), one lambda per group or one for all."""
+class _LambdaScheduler(_LRScheduler):
+    """LambdaLR's and MultiplicativeLR's lr_lambdas: one per group or one for all;
+    state_dict keeps the __dict__ of callable objects, not of plain functions."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
         self.optimizer = optimizer
@@ -178,10 +203,9 @@ class LambdaLR(_LRScheduler):
                 raise ValueError("Expected {} lr_lambdas, but got {}".format(
                     len(optimizer.param_groups), len(lr_lambda)))
             self.lr_lambdas = list(lr_lambda)
-        super(LambdaLR, self).__init__(optimizer, last_epoch, verbose)
+        super().__init__(optimizer, last_epoch, verbose)
 
     def state_dict(self):
-
         state_dict = {key: value for key, value in self.__dict__.items() if key not in ('optimizer', 'lr_lambdas')}
         state_dict['lr_lambdas'] = [None] * len(self.lr_lambdas)
 
@@ -192,7 +216,6 @@ class LambdaLR(_LRScheduler):
         return state_dict
 
     def load_state_dict(self, state_dict):
-
         lr_lambdas = state_dict.pop('lr_lambdas')
         self.__dict__.update(state_dict)
         # Restore state_dict keys in order to prevent side effects
@@ -203,55 +226,22 @@ class LambdaLR(_LRScheduler):
             if fn is not None:
                 self.lr_lambdas[idx].__dict__.update(fn)
 
+
+class LambdaLR(_LambdaScheduler):
+    """lr = initial lr times lr_lambda(epoch), one lambda per group or one for all."""
+
     def get_lr(self):
-        if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, "
-                          "please use `get_last_lr()`.")
+        self._warn_get_lr_outside_step()
 
         return [base_lr * lmbda(self.last_epoch)
                 for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]
 
 
-class MultiplicativeLR(_LRScheduler):
+class MultiplicativeLR(_LambdaScheduler):
     """lr multiplied by lr_lambda(epoch) at every step after the first."""
 
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
-        self.optimizer = optimizer
-
-        if not isinstance(lr_lambda, list) and not isinstance(lr_lambda, tuple):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError("Expected {} lr_lambdas, but got {}".format(
-                    len(optimizer.param_groups), len(lr_lambda)))
-            self.lr_lambdas = list(lr_lambda)
-        super(MultiplicativeLR, self).__init__(optimizer, last_epoch, verbose)
-
-    def state_dict(self):
-        state_dict = {key: value for key, value in self.__dict__.items() if key not in ('optimizer', 'lr_lambdas')}
-        state_dict['lr_lambdas'] = [None] * len(self.lr_lambdas)
-
-        for idx, fn in enumerate(self.lr_lambdas):
-            if not isinstance(fn, types.FunctionType):
-                state_dict['lr_lambdas'][idx] = fn.__dict__.copy()
-
-        return state_dict
-
-    def load_state_dict(self, state_dict):
-        lr_lambdas = state_dict.pop('lr_lambdas')
-        self.__dict__.update(state_dict)
-        # Restore state_dict keys in order to prevent side effects
-        # https://github.com/pytorch/pytorch/issues/32756
-        state_dict['lr_lambdas'] = lr_lambdas
-
-        for idx, fn in enumerate(lr_lambdas):
-            if fn is not None:
-                self.lr_lambdas[idx].__dict__.update(fn)
-
     def get_lr(self):
-        if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, "
-                          "please use `get_last_lr()`.", UserWarning)
+        self._warn_get_lr_outside_step()
 
         if self.last_epoch > 0:
             return [group['lr'] * lmbda(self.last_epoch)
@@ -269,9 +259,7 @@ class StepLR(_LRScheduler):
         super(StepLR, self).__init__(optimizer, last_epoch, verbose)
 
     def get_lr(self):
-        if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, "
-                          "please use `get_last_lr()`.", UserWarning)
+        self._warn_get_lr_outside_step()
 
         if (self.last_epoch == 0) or (self.last_epoch % self.step_size != 0):
             return [group['lr'] for group in self.optimizer.param_groups]
@@ -292,9 +280,7 @@ class MultiStepLR(_LRScheduler):
         super(MultiStepLR, self).__init__(optimizer, last_epoch, verbose)
 
     def get_lr(self):
-        if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, "
-                          "please use `get_last_lr()`.", UserWarning)
+        self._warn_get_lr_outside_step()
 
         if self.last_epoch not in self.milestones:
             return [group['lr'] for group in self.optimizer.param_groups]
@@ -319,9 +305,7 @@ class ConstantLR(_LRScheduler):
         super(ConstantLR, self).__init__(optimizer, last_epoch, verbose)
 
     def get_lr(self):
-        if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, "
-                          "please use `get_last_lr()`.", UserWarning)
+        self._warn_get_lr_outside_step()
 
         if self.last_epoch == 0:
             return [group['lr'] * self.factor for group in self.optimizer.param_groups]
@@ -355,9 +339,7 @@ class LinearLR(_LRScheduler):
         super(LinearLR, self).__init__(optimizer, last_epoch, verbose)
 
     def get_lr(self):
-        if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, "
-                          "please use `get_last_lr()`.", UserWarning)
+        self._warn_get_lr_outside_step()
 
         if self.last_epoch == 0:
             return [group['lr'] * self.start_factor for group in self.optimizer.param_groups]
@@ -383,9 +365,7 @@ class ExponentialLR(_LRScheduler):
         super(ExponentialLR, self).__init__(optimizer, last_epoch, verbose)
 
     def get_lr(self):
-        if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, "
-                          "please use `get_last_lr()`.", UserWarning)
+        self._warn_get_lr_outside_step()
 
         if self.last_epoch == 0:
             return [group['lr'] for group in self.optimizer.param_groups]
@@ -397,7 +377,31 @@ class ExponentialLR(_LRScheduler):
                 for base_lr in self.base_lrs]
 
 
-class SequentialLR(_LRScheduler):
+class _SchedulerList(_LRScheduler):
+    """SequentialLR's and ChainedScheduler's state_dict: their own attributes and
+    one state_dict for each of their schedulers."""
+
+    def state_dict(self):
+        state_dict = {key: value for key, value in self.__dict__.items() if key not in ('optimizer', '_schedulers')}
+        state_dict['_schedulers'] = [None] * len(self._schedulers)
+
+        for idx, s in enumerate(self._schedulers):
+            state_dict['_schedulers'][idx] = s.state_dict()
+
+        return state_dict
+
+    def load_state_dict(self, state_dict):
+        _schedulers = state_dict.pop('_schedulers')
+        self.__dict__.update(state_dict)
+        # Restore state_dict keys in order to prevent side effects
+        # https://github.com/pytorch/pytorch/issues/32756
+        state_dict['_schedulers'] = _schedulers
+
+        for idx, s in enumerate(_schedulers):
+            self._schedulers[idx].load_state_dict(s)
+
+
+class SequentialLR(_SchedulerList):
     """Schedulers run one after another, switching at the milestones."""
 
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1, verbose=False):
@@ -449,25 +453,6 @@ class SequentialLR(_LRScheduler):
 
         self._last_lr = scheduler.get_last_lr()
 
-    def state_dict(self):
-        state_dict = {key: value for key, value in self.__dict__.items() if key not in ('optimizer', '_schedulers')}
-        state_dict['_schedulers'] = [None] * len(self._schedulers)
-
-        for idx, s in enumerate(self._schedulers):
-            state_dict['_schedulers'][idx] = s.state_dict()
-
-        return state_dict
-
-    def load_state_dict(self, state_dict):
-        _schedulers = state_dict.pop('_schedulers')
-        self.__dict__.update(state_dict)
-        # Restore state_dict keys in order to prevent side effects
-        # https://github.com/pytorch/pytorch/issues/32756
-        state_dict['_schedulers'] = _schedulers
-
-        for idx, s in enumerate(_schedulers):
-            self._schedulers[idx].load_state_dict(s)
-
 
 class PolynomialLR(_LRScheduler):
     """lr decayed by a polynomial of the remaining fraction of total_iters."""
@@ -477,9 +462,7 @@ class PolynomialLR(_LRScheduler):
         super().__init__(optimizer, last_epoch, verbose)
 
     def get_lr(self):
-        if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, "
-                          "please use `get_last_lr()`.", UserWarning)
+        self._warn_get_lr_outside_step()
 
         if self.last_epoch == 0 or self.last_epoch > self.total_iters:
             return [group["lr"] for group in self.optimizer.param_groups]
@@ -506,9 +489,7 @@ class CosineAnnealingLR(_LRScheduler):
         super(CosineAnnealingLR, self).__init__(optimizer, last_epoch, verbose)
 
     def get_lr(self):
-        if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, "
-                          "please use `get_last_lr()`.", UserWarning)
+        self._warn_get_lr_outside_step()
 
         if self.last_epoch == 0:
             return [group['lr'] for group in self.optimizer.param_groups]
@@ -533,7 +514,7 @@ class CosineAnnealingLR(_LRScheduler):
                 for base_lr in self.base_lrs]
 
 
-class ChainedScheduler(_LRScheduler):
+class ChainedScheduler(_SchedulerList):
     """Several schedulers stepped together, each on the lr the previous one left."""
 
     def __init__(self, schedulers):
@@ -552,25 +533,6 @@ class ChainedScheduler(_LRScheduler):
             scheduler.step()
         self._last_lr = [group['lr'] for group in self._schedulers[-1].optimizer.param_groups]
 
-    def state_dict(self):
-        state_dict = {key: value for key, value in self.__dict__.items() if key not in ('optimizer', '_schedulers')}
-        state_dict['_schedulers'] = [None] * len(self._schedulers)
-
-        for idx, s in enumerate(self._schedulers):
-            state_dict['_schedulers'][idx] = s.state_dict()
-
-        return state_dict
-
-    def load_state_dict(self, state_dict):
-        _schedulers = state_dict.pop('_schedulers')
-        self.__dict__.update(state_dict)
-        # Restore state_dict keys in order to prevent side effects
-        # https://github.com/pytorch/pytorch/issues/32756
-        state_dict['_schedulers'] = _schedulers
-
-        for idx, s in enumerate(_schedulers):
-            self._schedulers[idx].load_state_dict(s)
-
 
 class ReduceLROnPlateau(object):
     """lr multiplied by factor when a metric has not improved for patience epochs."""
@@ -583,11 +545,7 @@ class ReduceLROnPlateau(object):
             raise ValueError('Factor should be < 1.0.')
         self.factor = factor
 
-        # Attach optimizer
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError('{} is not an Optimizer'.format(
-                type(optimizer).__name__))
-        self.optimizer = optimizer
+        _attach_optimizer(self, optimizer)
 
         if isinstance(min_lr, list) or isinstance(min_lr, tuple):
             if len(min_lr) != len(optimizer.param_groups):
@@ -717,18 +675,14 @@ class CyclicLR(_LRScheduler):
                  last_epoch=-1,
                  verbose=False):
 
-        # Attach optimizer
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError('{} is not an Optimizer'.format(
-                type(optimizer).__name__))
-        self.optimizer = optimizer
+        _attach_optimizer(self, optimizer)
 
-        base_lrs = self._format_param('base_lr', optimizer, base_lr)
+        base_lrs = _format_param('base_lr', optimizer, base_lr)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups):
                 group['lr'] = lr
 
-        self.max_lrs = self._format_param('max_lr', optimizer, max_lr)
+        self.max_lrs = _format_param('max_lr', optimizer, max_lr)
 
         step_size_up = float(step_size_up)
         step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
@@ -763,24 +717,15 @@ class CyclicLR(_LRScheduler):
             if 'momentum' not in optimizer.defaults:
                 raise ValueError('optimizer must support momentum with `cycle_momentum` option enabled')
 
-            base_momentums = self._format_param('base_momentum', optimizer, base_momentum)
+            base_momentums = _format_param('base_momentum', optimizer, base_momentum)
             if last_epoch == -1:
                 for momentum, group in zip(base_momentums, optimizer.param_groups):
                     group['momentum'] = momentum
             self.base_momentums = [group['momentum'] for group in optimizer.param_groups]
-            self.max_momentums = self._format_param('max_momentum', optimizer, max_momentum)
+            self.max_momentums = _format_param('max_momentum', optimizer, max_momentum)
 
         super(CyclicLR, self).__init__(optimizer, last_epoch, verbose)
         self.base_lrs = base_lrs
-
-    def _format_param(self, name, optimizer, param):
-        if isinstance(param, (list, tuple)):
-            if len(param) != len(optimizer.param_groups):
-                raise ValueError("expected {} values for {}, got {}".format(
-                    len(optimizer.param_groups), name, len(param)))
-            return param
-        else:
-            return [param] * len(optimizer.param_groups)
 
     def scale_fn(self, x):
         if self._scale_fn_custom is not None:
@@ -800,9 +745,7 @@ class CyclicLR(_LRScheduler):
 
     def get_lr(self):
 
-        if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, "
-                          "please use `get_last_lr()`.", UserWarning)
+        self._warn_get_lr_outside_step()
 
         cycle = math.floor(1 + self.last_epoch / self.total_size)
         x = 1. + self.last_epoch / self.total_size - cycle
@@ -851,9 +794,7 @@ class CosineAnnealingWarmRestarts(_LRScheduler):
         super(CosineAnnealingWarmRestarts, self).__init__(optimizer, last_epoch, verbose)
 
     def get_lr(self):
-        if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, "
-                          "please use `get_last_lr()`.", UserWarning)
+        self._warn_get_lr_outside_step()
 
         return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
                 for base_lr in self.base_lrs]
@@ -884,20 +825,7 @@ class CosineAnnealingWarmRestarts(_LRScheduler):
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
 
-        class _enable_get_lr_call:
-
-            def __init__(self, o):
-                self.o = o
-
-            def __enter__(self):
-                self.o._get_lr_called_within_step = True
-                return self
-
-            def __exit__(self, type, value, traceback):
-                self.o._get_lr_called_within_step = False
-                return self
-
-        with _enable_get_lr_call(self):
+        with _enable_get_lr_call(self, swallow=True):
             for i, data in enumerate(zip(self.optimizer.param_groups, self.get_lr())):
                 param_group, lr = data
                 param_group['lr'] = lr
@@ -926,11 +854,7 @@ class OneCycleLR(_LRScheduler):
                  last_epoch=-1,
                  verbose=False):
 
-        # Validate optimizer
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError('{} is not an Optimizer'.format(
-                type(optimizer).__name__))
-        self.optimizer = optimizer
+        _attach_optimizer(self, optimizer)
 
         # Validate total_steps
         if total_steps is None and epochs is None and steps_per_epoch is None:
@@ -1000,7 +924,7 @@ class OneCycleLR(_LRScheduler):
         self._anneal_func_type = anneal_strategy
 
         # Initialize learning rate variables
-        max_lrs = self._format_param('max_lr', self.optimizer, max_lr)
+        max_lrs = _format_param('max_lr', self.optimizer, max_lr)
         if last_epoch == -1:
             for idx, group in enumerate(self.optimizer.param_groups):
                 group['initial_lr'] = max_lrs[idx] / div_factor
@@ -1013,8 +937,8 @@ class OneCycleLR(_LRScheduler):
             if 'momentum' not in self.optimizer.defaults and 'betas' not in self.optimizer.defaults:
                 raise ValueError('optimizer must support momentum with `cycle_momentum` option enabled')
             self.use_beta1 = 'betas' in self.optimizer.defaults
-            max_momentums = self._format_param('max_momentum', optimizer, max_momentum)
-            base_momentums = self._format_param('base_momentum', optimizer, base_momentum)
+            max_momentums = _format_param('max_momentum', optimizer, max_momentum)
+            base_momentums = _format_param('base_momentum', optimizer, base_momentum)
             if last_epoch == -1:
                 for m_momentum, b_momentum, group in zip(max_momentums, base_momentums, optimizer.param_groups):
                     if self.use_beta1:
@@ -1025,15 +949,6 @@ class OneCycleLR(_LRScheduler):
                     group['base_momentum'] = b_momentum
 
         super(OneCycleLR, self).__init__(optimizer, last_epoch, verbose)
-
-    def _format_param(self, name, optimizer, param):
-        if isinstance(param, (list, tuple)):
-            if len(param) != len(optimizer.param_groups):
-                raise ValueError("expected {} values for {}, got {}".format(
-                    len(optimizer.param_groups), name, len(param)))
-            return param
-        else:
-            return [param] * len(optimizer.param_groups)
 
     @property
     def anneal_func(self):
@@ -1051,9 +966,7 @@ class OneCycleLR(_LRScheduler):
         return (end - start) * pct + start
 
     def get_lr(self):
-        if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, "
-                          "please use `get_last_lr()`.", UserWarning)
+        self._warn_get_lr_outside_step()
 
         lrs = []
         step_num = self.last_epoch
