@@ -215,23 +215,29 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
 
             param.addcdiv_(exp_avg, denom)
         else:
-            step = step_t.item()
+            _bias_corrected_update(param, exp_avg, exp_avg_sq,
+                                   max_exp_avg_sqs[i] if amsgrad else None,
+                                   step_t.item(), beta1=beta1, beta2=beta2, lr=lr, eps=eps)
 
-            bias_correction1 = 1 - beta1 ** step
-            bias_correction2 = 1 - beta2 ** step
 
-            step_size = lr / bias_correction1
+def _bias_corrected_update(param, exp_avg, exp_avg_sq, max_exp_avg_sq, step, *,
+                           beta1, beta2, lr, eps):
+    """Adam's and AdamW's parameter update from the moments at a Python-number step;
+    max_exp_avg_sq (amsgrad) is None or kept as the running maximum of exp_avg_sq."""
+    bias_correction1 = 1 - beta1 ** step
+    bias_correction2 = 1 - beta2 ** step
 
-            bias_correction2_sqrt = math.sqrt(bias_correction2)
+    step_size = lr / bias_correction1
 
-            # torch's (sqrt() / c).add_(eps), with the division in place:
-            # the same roundings, one temporary fewer
-            if amsgrad:
-                # Maintains the maximum of all 2nd moment running avg. till now
-                _C.maximum(max_exp_avg_sqs[i], exp_avg_sq, out=max_exp_avg_sqs[i])
-                # Use the max. for normalizing running avg. of gradient
-                denom = max_exp_avg_sqs[i].sqrt().div_(bias_correction2_sqrt).add_(eps)
-            else:
-                denom = exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
+    bias_correction2_sqrt = math.sqrt(bias_correction2)
 
-            param.addcdiv_(exp_avg, denom, value=-step_size)
+    # torch's (sqrt() / c).add_(eps), with the division in place: the same
+    # roundings, one temporary fewer
+    if max_exp_avg_sq is not None:
+        _C.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
+        # Use the max. for normalizing running avg. of gradient
+        denom = max_exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
+    else:
+        denom = exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
+
+    param.addcdiv_(exp_avg, denom, value=-step_size)

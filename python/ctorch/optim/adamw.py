@@ -1,10 +1,9 @@
 """torch.optim.AdamW (decoupled weight decay), as PyTorch 1.13 computes it
 (its single-tensor path, op for op)."""
-import math
-
 from .. import _C
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
+from .adam import _bias_corrected_update
 from .optimizer import Optimizer
 
 __all__ = ["AdamW", "adamw"]
@@ -167,23 +166,6 @@ def adamw(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
         exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
 
-        step = step_t.item()
-
-        bias_correction1 = 1 - beta1 ** step
-        bias_correction2 = 1 - beta2 ** step
-
-        step_size = lr / bias_correction1
-
-        bias_correction2_sqrt = math.sqrt(bias_correction2)
-
-        # torch's (sqrt() / c).add_(eps), with the division in place: the
-        # same roundings, one temporary fewer
-        if amsgrad:
-            # Maintains the maximum of all 2nd moment running avg. till now
-            _C.maximum(max_exp_avg_sqs[i], exp_avg_sq, out=max_exp_avg_sqs[i])
-            # Use the max. for normalizing running avg. of gradient
-            denom = max_exp_avg_sqs[i].sqrt().div_(bias_correction2_sqrt).add_(eps)
-        else:
-            denom = exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
-
-        param.addcdiv_(exp_avg, denom, value=-step_size)
+        _bias_corrected_update(param, exp_avg, exp_avg_sq,
+                               max_exp_avg_sqs[i] if amsgrad else None,
+                               step_t.item(), beta1=beta1, beta2=beta2, lr=lr, eps=eps)
