@@ -175,7 +175,7 @@ ct__store_add_value(const uint8_t *val, size_t vlen, int64_t delta, int64_t *out
         i++;
     }
     bool neg = false;
-    if (val[i] == '+' || val[i] == '-') {
+    if (i < vlen && (val[i] == '+' || val[i] == '-')) {
         neg = val[i] == '-';
         i++;
     }

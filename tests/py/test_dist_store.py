@@ -178,6 +178,9 @@ def test_add_not_a_number(stores):
     s.set("a", "x")
     with pytest.raises(ValueError, match="^stoll$"):
         s.add("a", 1)
+    s.set("a", "   ")
+    with pytest.raises(ValueError, match="^stoll$"):
+        s.add("a", 1)
     s.set("a", "99999999999999999999")
     with pytest.raises(IndexError, match="^stoll$"):
         s.add("a", 1)
