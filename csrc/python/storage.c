@@ -215,6 +215,18 @@ storage_shm_handle(CtStorageObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* A handle taking over the new reference s (NULL: the ct error raised). */
+static PyObject *
+storage_result(ct_storage *s)
+{
+    if (s == NULL) {
+        return ctpy_raise();
+    }
+    PyObject *o = ctpy_storage_new(s);
+    ct_storage_decref(s);
+    return o;
+}
+
 /* StorageBase._new_shared(nbytes, kind): fresh shared memory. */
 static PyObject *
 storage_new_shared(PyObject *cls, PyObject *args)
@@ -233,12 +245,7 @@ storage_new_shared(PyObject *cls, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     s = ct_storage_new_shared((size_t)nbytes, kind ? CT_SHM_NAME : CT_SHM_FD);
     Py_END_ALLOW_THREADS
-    if (s == NULL) {
-        return ctpy_raise();
-    }
-    PyObject *o = ctpy_storage_new(s);
-    ct_storage_decref(s);
-    return o;
+    return storage_result(s);
 }
 
 static PyObject *
@@ -285,12 +292,7 @@ storage_from_shm(PyObject *cls, PyObject *args)
         s = ct_storage_from_shm_fd(fd, (size_t)nbytes);
         Py_END_ALLOW_THREADS
     }
-    if (s == NULL) {
-        return ctpy_raise();
-    }
-    PyObject *o = ctpy_storage_new(s);
-    ct_storage_decref(s);
-    return o;
+    return storage_result(s);
 }
 
 /* StorageBase._shm_cleanup(at_exit): unlink the segment names of dead
