@@ -87,20 +87,43 @@ RNN_SIMD double (tanh)(double);
  * functions x is a row of gx, g one of gh (PyTorch adds gx into gh, so gh
  * comes first), w the row's workspace.
  *
- * tanh / relu: h' = act(gh + gx) */
-#define SIMPLE_ROWS(S, TT, ACT, DACT)                                        \
-    static inline void S##_row(int64_t H, const TT *restrict x,              \
-                               const TT *restrict g, TT *restrict h)         \
+ * tanh / relu: h' = act(gh + gx), the rows and the step kernels N_fwd_S,
+ * N_bwd_S (the workspace is h' itself). */
+#define SIMPLE_CELL(N, S, TT, ACT, DACT)                                     \
+    static inline void N##_##S##_row(int64_t H, const TT *restrict x,        \
+                                     const TT *restrict g, TT *restrict h)   \
     {                                                                        \
         ROW_LOOP (int64_t j = 0; j < H; j++) {                               \
             h[j] = ACT(g[j] + x[j]);                                         \
         }                                                                    \
     }                                                                        \
-    static inline void S##_back_row(int64_t H, const TT *restrict w,         \
-                                    const TT *restrict dh, TT *restrict dg)  \
+    static inline void N##_##S##_back_row(int64_t H, const TT *restrict w,   \
+                                          const TT *restrict dh,             \
+                                          TT *restrict dg)                   \
     {                                                                        \
         ROW_LOOP (int64_t j = 0; j < H; j++) {                               \
             dg[j] = DACT(dh[j], w[j]);                                       \
+        }                                                                    \
+    }                                                                        \
+    CLONES static void N##_fwd_##S(const rnn_fwd_args *a)                    \
+    {                                                                        \
+        const int64_t H = a->H;                                              \
+        for (int64_t b = 0; b < a->rows; b++) {                              \
+            TT *h = (TT *)a->h + b * H;                                      \
+            N##_##S##_row(H, (const TT *)a->gx + b * a->ldgx,                \
+                          (const TT *)a->gh + b * H, h);                     \
+            if (a->ws != NULL) {                                             \
+                memcpy((TT *)a->ws + b * a->ldws, h, sizeof(TT) * (size_t)H); \
+            }                                                                \
+        }                                                                    \
+    }                                                                        \
+    CLONES static void N##_bwd_##S(const rnn_bwd_args *a)                    \
+    {                                                                        \
+        const int64_t H = a->H;                                              \
+        for (int64_t b = 0; b < a->rows; b++) {                              \
+            N##_##S##_back_row(H, (const TT *)a->ws + b * a->ldws,           \
+                               (const TT *)a->dh + b * H,                    \
+                               (TT *)a->dgi + b * H);                        \
         }                                                                    \
     }
 
@@ -211,50 +234,9 @@ RNN_SIMD double (tanh)(double);
         }                                                                    \
     }
 
-/* The step kernels: the rows of a step, each through its row function. */
+/* The LSTM and GRU step kernels: the rows of a step, each through its row
+ * function. */
 #define STEP_KERNELS(S, TT)                                                  \
-    CLONES static void tanh_fwd_##S(const rnn_fwd_args *a)                   \
-    {                                                                        \
-        const int64_t H = a->H;                                              \
-        for (int64_t b = 0; b < a->rows; b++) {                              \
-            TT *h = (TT *)a->h + b * H;                                      \
-            tanh_##S##_row(H, (const TT *)a->gx + b * a->ldgx,               \
-                           (const TT *)a->gh + b * H, h);                    \
-            if (a->ws != NULL) {                                             \
-                memcpy((TT *)a->ws + b * a->ldws, h, sizeof(TT) * (size_t)H); \
-            }                                                                \
-        }                                                                    \
-    }                                                                        \
-    CLONES static void relu_fwd_##S(const rnn_fwd_args *a)                   \
-    {                                                                        \
-        const int64_t H = a->H;                                              \
-        for (int64_t b = 0; b < a->rows; b++) {                              \
-            TT *h = (TT *)a->h + b * H;                                      \
-            relu_##S##_row(H, (const TT *)a->gx + b * a->ldgx,               \
-                           (const TT *)a->gh + b * H, h);                    \
-            if (a->ws != NULL) {                                             \
-                memcpy((TT *)a->ws + b * a->ldws, h, sizeof(TT) * (size_t)H); \
-            }                                                                \
-        }                                                                    \
-    }                                                                        \
-    CLONES static void tanh_bwd_##S(const rnn_bwd_args *a)                   \
-    {                                                                        \
-        const int64_t H = a->H;                                              \
-        for (int64_t b = 0; b < a->rows; b++) {                              \
-            tanh_##S##_back_row(H, (const TT *)a->ws + b * a->ldws,          \
-                                (const TT *)a->dh + b * H,                   \
-                                (TT *)a->dgi + b * H);                       \
-        }                                                                    \
-    }                                                                        \
-    CLONES static void relu_bwd_##S(const rnn_bwd_args *a)                   \
-    {                                                                        \
-        const int64_t H = a->H;                                              \
-        for (int64_t b = 0; b < a->rows; b++) {                              \
-            relu_##S##_back_row(H, (const TT *)a->ws + b * a->ldws,          \
-                                (const TT *)a->dh + b * H,                   \
-                                (TT *)a->dgi + b * H);                       \
-        }                                                                    \
-    }                                                                        \
     CLONES static void lstm_fwd_##S(const rnn_fwd_args *a)                   \
     {                                                                        \
         const int64_t H = a->H;                                              \
@@ -311,8 +293,8 @@ RNN_SIMD double (tanh)(double);
     }
 
 #define X(E, T, S, EXP, TANH, LIM, OVF)                                      \
-    SIMPLE_ROWS(tanh_##S, T, TANH, D_TANH)                                   \
-    SIMPLE_ROWS(relu_##S, T, RELU, D_RELU)                                   \
+    SIMPLE_CELL(tanh, S, T, TANH, D_TANH)                                    \
+    SIMPLE_CELL(relu, S, T, RELU, D_RELU)                                    \
     SIGMOID_FN(S, T, EXP, LIM, OVF)                                          \
     LSTM_ROWS(lstm_##S, T, sigmoid_##S, TANH)                                \
     GRU_ROWS(gru_##S, T, sigmoid_##S, TANH)                                  \
