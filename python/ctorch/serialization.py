@@ -259,6 +259,16 @@ def _storage_identity(obj):
     return obj._ref, _C.uint8, UntypedStorage, obj.nbytes()
 
 
+def _check_one_dtype(dtypes, ptr, dtype):
+    """torch.save's refusal of one data pointer saved as two dtypes; dtypes maps
+    each nonzero data pointer met so far to its dtype."""
+    if ptr == 0:
+        return
+    if dtypes.setdefault(ptr, dtype) != dtype:
+        raise RuntimeError("Cannot save multiple tensors or storages that "
+                           "view the same data as different types")
+
+
 def _storage_bytes(ref):
     """A memoryview of a storage's bytes (no copy)."""
     if ref.nbytes() == 0:
@@ -543,14 +553,7 @@ class _StorageCollector:
         if not isinstance(obj, (TypedStorage, UntypedStorage)):
             return None
         ref, dtype, storage_type, numel = _storage_identity(obj)
-        ptr = ref.data_ptr()
-        if ptr != 0:
-            if ptr in self.dtypes:
-                if dtype != self.dtypes[ptr]:
-                    raise RuntimeError("Cannot save multiple tensors or storages that "
-                                       "view the same data as different types")
-            else:
-                self.dtypes[ptr] = dtype
+        _check_one_dtype(self.dtypes, ref.data_ptr(), dtype)
         key = self.keys.setdefault(ref, str(len(self.keys)))
         self.storages[key] = ref
         return ("storage", storage_type, key, location_tag(obj), numel)
@@ -571,20 +574,18 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
 
     Saves an object to a disk file (a path or a writable file object) in
     PyTorch's format; PyTorch loads it.  Storage sharing is preserved."""
-    if _use_new_zipfile_serialization:
-        if _is_path(f):
-            with open(f, "wb") as fh:
-                _save_zip(obj, fh, _archive_name(f), pickle_module, pickle_protocol)
+    def write(fh, archive_name):
+        if _use_new_zipfile_serialization:
+            _save_zip(obj, fh, archive_name, pickle_module, pickle_protocol)
         else:
-            _save_zip(obj, f, "archive", pickle_module, pickle_protocol)
-            f.flush()
+            _legacy_save(obj, fh, pickle_module, pickle_protocol)
+
+    if _is_path(f):
+        with open(f, "wb") as fh:
+            write(fh, _archive_name(f))
     else:
-        if _is_path(f):
-            with open(f, "wb") as fh:
-                _legacy_save(obj, fh, pickle_module, pickle_protocol)
-        else:
-            _legacy_save(obj, f, pickle_module, pickle_protocol)
-            f.flush()
+        write(f, "archive")
+        f.flush()
 
 
 def _save_zip(obj, f, archive_name, pickle_module, pickle_protocol):
@@ -611,11 +612,7 @@ def _legacy_save(obj, f, pickle_module, pickle_protocol):
             return None
         ref, dtype, storage_type, numel = _storage_identity(o)
         ptr = ref.data_ptr()
-        if ptr != 0:
-            if ptr in dtypes and dtype != dtypes[ptr]:
-                raise RuntimeError("Cannot save multiple tensors or storages that "
-                                   "view the same data as different types")
-            dtypes.setdefault(ptr, dtype)
+        _check_one_dtype(dtypes, ptr, dtype)
         key = str(ptr if ptr != 0 else id(ref))
         storages.setdefault(key, (ref, dtype))
         return ("storage", storage_type, key, location_tag(o), numel, None)
