@@ -189,7 +189,10 @@ def _pg(group):
     return _get_default_group() if group is None else group
 
 
-def _done(work, async_op):
+def _run(op, async_op, *args):
+    """Call the _C operation `op`: a Work with async_op, else wait for it
+    (the op then runs on this thread: no hand-off to the progress thread)."""
+    work = op(*args, async_op=async_op)
     if async_op:
         return Work(work)
     work.wait()
@@ -614,7 +617,7 @@ def send(tensor, dst, group=None, tag=0):
         _warn_not_in_group("send")
         return
     pg, group_dst = _p2p_target(group, dst, "destination")
-    pg.send([tensor], group_dst, tag).wait()
+    pg.send([tensor], group_dst, tag, async_op=False).wait()
 
 
 def recv(tensor, src=None, group=None, tag=0):
@@ -626,14 +629,14 @@ def recv(tensor, src=None, group=None, tag=0):
         return -1
     if src is None:
         pg = _pg(group)
-        work = pg.recv_anysource([tensor], tag)
+        work = pg.recv_anysource([tensor], tag, async_op=False)
         work.wait()
         src_rank = work.source_rank()
         if group is None or group is GroupMember.WORLD:
             return src_rank
         return get_global_rank(pg, src_rank)
     pg, group_src = _p2p_target(group, src, "source")
-    pg.recv([tensor], group_src, tag).wait()
+    pg.recv([tensor], group_src, tag, async_op=False).wait()
     return src
 
 
@@ -682,7 +685,7 @@ def broadcast(tensor, src, group=None, async_op=False):
         _warn_not_in_group("broadcast")
         return
     pg, root = _group_and_root(group, src)
-    return _done(pg.broadcast([tensor], root), async_op)
+    return _run(pg.broadcast, async_op, [tensor], root)
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
@@ -695,7 +698,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     pg = GroupMember.WORLD if group is None else group
     if pg is None:
         raise RuntimeError(_NOT_INITIALIZED)
-    return _done(pg.allreduce([tensor], _op_code(op, "all_reduce")), async_op)
+    return _run(pg.allreduce, async_op, [tensor], _op_code(op, "all_reduce"))
 
 
 def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
@@ -711,7 +714,7 @@ def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
         return
     pg = _pg(group)
     code = _op_code(op, "all_reduce_coalesced")
-    works = [pg.allreduce([t], code) for t in tensors]
+    works = [pg.allreduce([t], code, async_op=async_op) for t in tensors]
     if async_op:
         return _collect([Work(w) for w in works], tensors)
     for w in works:
@@ -731,7 +734,7 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
         _warn_not_in_group("reduce")
         return
     pg, root = _group_and_root(group, dst)
-    return _done(pg.reduce([tensor], root, _op_code(op, "reduce")), async_op)
+    return _run(pg.reduce, async_op, [tensor], root, _op_code(op, "reduce"))
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -742,7 +745,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     if _rank_not_in_group(group):
         _warn_not_in_group("all_gather")
         return
-    return _done(_pg(group).allgather([tensor_list], [tensor]), async_op)
+    return _run(_pg(group).allgather, async_op, [tensor_list], [tensor])
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -753,7 +756,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     if _rank_not_in_group(group):
         _warn_not_in_group("all_gather_into_tensor")
         return
-    return _done(_pg(group)._allgather_base(output_tensor, input_tensor), async_op)
+    return _run(_pg(group)._allgather_base, async_op, output_tensor, input_tensor)
 
 
 def _all_gather_base(output_tensor, input_tensor, group=None, async_op=False):
@@ -783,7 +786,8 @@ def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None,
         _check_tensor_list(output_tensor_list, "output_tensor_lists")
         _ensure_all_tensors_same_dtype(output_tensor_list)
     pg = _pg(group)
-    works = [pg.allgather([[out[i] for out in output_tensor_lists]], [t])
+    works = [pg.allgather([[out[i] for out in output_tensor_lists]], [t],
+                         async_op=async_op)
              for i, t in enumerate(input_tensor_list)]
     if async_op:
         return _collect([Work(w) for w in works], output_tensor_lists)
@@ -816,7 +820,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     _validate_output_list_for_rank(my_rank, dst, gather_list)
     output_tensors = [gather_list] if dst == my_rank else []
     pg, root = _group_and_root(group, dst)
-    return _done(pg.gather(output_tensors, [tensor], root), async_op)
+    return _run(pg.gather, async_op, output_tensors, [tensor], root)
 
 
 def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
@@ -843,7 +847,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
                              "on non-source ranks.")
         input_tensors = []
     pg, root = _group_and_root(group, src)
-    return _done(pg.scatter([tensor], input_tensors, root), async_op)
+    return _run(pg.scatter, async_op, [tensor], input_tensors, root)
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
@@ -855,8 +859,8 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     if _rank_not_in_group(group):
         _warn_not_in_group("reduce_scatter")
         return
-    return _done(_pg(group).reduce_scatter([output], [input_list],
-                                           _op_code(op, "reduce_scatter")), async_op)
+    return _run(_pg(group).reduce_scatter, async_op, [output], [input_list],
+                _op_code(op, "reduce_scatter"))
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -867,8 +871,8 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     if _rank_not_in_group(group):
         _warn_not_in_group("reduce_scatter_tensor")
         return
-    return _done(_pg(group)._reduce_scatter_base(
-        output, input, _op_code(op, "reduce_scatter_tensor")), async_op)
+    return _run(_pg(group)._reduce_scatter_base, async_op, output, input,
+                _op_code(op, "reduce_scatter_tensor"))
 
 
 def _reduce_scatter_base(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -891,8 +895,8 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     _ensure_all_tensors_same_dtype(output, input)
     output_split_sizes = [] if output_split_sizes is None else list(output_split_sizes)
     input_split_sizes = [] if input_split_sizes is None else list(input_split_sizes)
-    return _done(_pg(group).alltoall_base(output, input, output_split_sizes,
-                                          input_split_sizes), async_op)
+    return _run(_pg(group).alltoall_base, async_op, output, input, output_split_sizes,
+                input_split_sizes)
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
@@ -904,7 +908,7 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     _check_tensor_list(output_tensor_list, "output_tensor_list")
     _check_tensor_list(input_tensor_list, "input_tensor_list")
     _ensure_all_tensors_same_dtype(output_tensor_list, input_tensor_list)
-    return _done(_pg(group).alltoall(output_tensor_list, input_tensor_list), async_op)
+    return _run(_pg(group).alltoall, async_op, output_tensor_list, input_tensor_list)
 
 
 def barrier(group=GroupMember.WORLD, async_op=False, device_ids=None):
@@ -919,7 +923,7 @@ def barrier(group=GroupMember.WORLD, async_op=False, device_ids=None):
         if not isinstance(device_ids, list):
             raise RuntimeError("Invalid function argument: "
                                "device_ids type should be List[int]")
-    return _done(_pg(group).barrier(), async_op)
+    return _run(_pg(group).barrier, async_op)
 
 
 # tags of monitored_barrier's messages, apart from those of user code
