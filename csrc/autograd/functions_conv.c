@@ -417,6 +417,30 @@ ctag_adaptive_avg_pool2d(const ct_tensor *input, const int64_t *output_size)
     return r;
 }
 
+/* Record im2col / col2im (kind) for r, which it returns (NULL, r released,
+ * on failure); ints: kernel, dilation, padding, stride, then hw, the H, W
+ * of the side the backward must rebuild. */
+static ct_tensor *
+record_fold(int kind, const ct_tensor *input, ct_tensor *r, const int64_t *kernel,
+            const int64_t *dilation, const int64_t *padding, const int64_t *stride,
+            const int64_t *hw)
+{
+    ct_node *n = ct_record(&linear_types[kind], 1, &input, 1, &r);
+    if (n == NULL) {
+        ct_tensor_decref(r);
+        return NULL;
+    }
+    for (int i = 0; i < 2; i++) {
+        n->ints[i] = kernel[i];
+        n->ints[2 + i] = dilation[i];
+        n->ints[4 + i] = padding[i];
+        n->ints[6 + i] = stride[i];
+        n->ints[8 + i] = hw[i];
+    }
+    n->n_ints = 10;
+    return r;
+}
+
 ct_tensor *
 ctag_im2col(const ct_tensor *input, const int64_t *kernel, const int64_t *dilation,
             const int64_t *padding, const int64_t *stride)
@@ -426,21 +450,8 @@ ctag_im2col(const ct_tensor *input, const int64_t *kernel, const int64_t *dilati
     if (r == NULL || !ct_any_requires_grad(1, &input)) {
         return r;
     }
-    ct_node *n = ct_record(&linear_types[L_IM2COL], 1, &input, 1, &r);
-    if (n == NULL) {
-        ct_tensor_decref(r);
-        return NULL;
-    }
-    /* ints: kernel, dilation, padding, stride, then the input's H, W */
-    for (int i = 0; i < 2; i++) {
-        n->ints[i] = kernel[i];
-        n->ints[2 + i] = dilation[i];
-        n->ints[4 + i] = padding[i];
-        n->ints[6 + i] = stride[i];
-        n->ints[8 + i] = input->sizes[input->ndim - 2 + i];
-    }
-    n->n_ints = 10;
-    return r;
+    return record_fold(L_IM2COL, input, r, kernel, dilation, padding, stride,
+                       input->sizes + input->ndim - 2);
 }
 
 ct_tensor *
@@ -452,20 +463,8 @@ ctag_col2im(const ct_tensor *input, const int64_t *output_size, const int64_t *k
     if (r == NULL || !ct_any_requires_grad(1, &input)) {
         return r;
     }
-    ct_node *n = ct_record(&linear_types[L_COL2IM], 1, &input, 1, &r);
-    if (n == NULL) {
-        ct_tensor_decref(r);
-        return NULL;
-    }
-    for (int i = 0; i < 2; i++) {
-        n->ints[i] = kernel[i];
-        n->ints[2 + i] = dilation[i];
-        n->ints[4 + i] = padding[i];
-        n->ints[6 + i] = stride[i];
-        n->ints[8 + i] = output_size[i];
-    }
-    n->n_ints = 10;
-    return r;
+    return record_fold(L_COL2IM, input, r, kernel, dilation, padding, stride,
+                       output_size);
 }
 
 ct_tensor *
