@@ -83,22 +83,6 @@ reserve(file_store *f, size_t n)
     return 0;
 }
 
-static uint32_t
-get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-
-static void
-put_u32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
 static int
 apply(file_store *f, const char *key, size_t klen, const uint8_t *val, size_t vlen)
 {
@@ -146,11 +130,11 @@ refresh(file_store *f)
     }
     size_t off = 0;
     while (off + 4 <= got) {
-        size_t klen = get_u32(f->buf + off);
+        size_t klen = ct__get_u32(f->buf + off);
         if (off + 8 + klen > got) {
             break;
         }
-        size_t vlen = get_u32(f->buf + off + 4 + klen);
+        size_t vlen = ct__get_u32(f->buf + off + 4 + klen);
         if (off + 8 + klen + vlen > got) {
             break;
         }
@@ -176,9 +160,9 @@ append(file_store *f, const char *key, size_t klen, const uint8_t *val, size_t v
     if (reserve(f, n) < 0) {
         return -1;
     }
-    put_u32(f->buf, (uint32_t)klen);
+    ct__put_u32(f->buf, (uint32_t)klen);
     memcpy(f->buf + 4, key, klen);
-    put_u32(f->buf + 4 + klen, (uint32_t)vlen);
+    ct__put_u32(f->buf + 4 + klen, (uint32_t)vlen);
     if (vlen > 0) {
         memcpy(f->buf + 8 + klen, val, vlen);
     }

@@ -6,6 +6,8 @@
  * - c10d's value rules, written once: add's parse of the stored text
  *   (std::stoll's), compare_set's decision.
  * - clock and deadline helpers (CLOCK_MONOTONIC, milliseconds).
+ * - little-endian integers, as FileStore's log and TCPStore's frames hold
+ *   them.
  */
 #ifndef CTORCH_STORE_IMPL_H
 #define CTORCH_STORE_IMPL_H
@@ -89,6 +91,43 @@ ct__store_deadline(int64_t timeout_ms)
         return INT64_MAX;
     }
     return timeout_ms < 0 ? now : now + timeout_ms;
+}
+
+/* Little-endian integers in a byte buffer. */
+static inline void
+ct__put_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) {
+        p[i] = (uint8_t)(v >> (8 * i));
+    }
+}
+
+static inline void
+ct__put_i64(uint8_t *p, int64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        p[i] = (uint8_t)((uint64_t)v >> (8 * i));
+    }
+}
+
+static inline uint32_t
+ct__get_u32(const uint8_t *p)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        v |= (uint32_t)p[i] << (8 * i);
+    }
+    return v;
+}
+
+static inline int64_t
+ct__get_i64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) {
+        v |= (uint64_t)p[i] << (8 * i);
+    }
+    return (int64_t)v;
 }
 
 /* PrefixStore: the store it forwards to (borrowed), or NULL when s is not

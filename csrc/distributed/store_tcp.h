@@ -82,42 +82,6 @@ ct__buf_free(ct__buf *b)
 
 int ct__buf_reserve(ct__buf *b, size_t extra);
 
-static inline void
-ct__put_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++) {
-        p[i] = (uint8_t)(v >> (8 * i));
-    }
-}
-
-static inline void
-ct__put_i64(uint8_t *p, int64_t v)
-{
-    for (int i = 0; i < 8; i++) {
-        p[i] = (uint8_t)((uint64_t)v >> (8 * i));
-    }
-}
-
-static inline uint32_t
-ct__get_u32(const uint8_t *p)
-{
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) {
-        v |= (uint32_t)p[i] << (8 * i);
-    }
-    return v;
-}
-
-static inline int64_t
-ct__get_i64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) {
-        v |= (uint64_t)p[i] << (8 * i);
-    }
-    return (int64_t)v;
-}
-
 /* Appenders (space reserved first; -1 with the error set on no memory). */
 int ct__buf_u8(ct__buf *b, uint8_t v);
 int ct__buf_u32(ct__buf *b, uint32_t v);
