@@ -1098,6 +1098,16 @@ typedef struct {
     bool want_gi;
 } gn_job;
 
+/* The job's geometry over the contiguous input x; the rest is zero. */
+static gn_job
+gn_job_new(ct_dtype dt, int64_t N, int64_t C, int64_t HxW, int64_t group,
+           const ct_tensor *x)
+{
+    return (gn_job){.ops = &seg_table[dt], .dt = dt, .N = N, .C = C, .HxW = HxW,
+                    .G = group, .D = C / group, .z = ct_dtype_itemsize(dt),
+                    .x = ct_tensor_data(x)};
+}
+
 static void
 gn_fwd_part(void *ctx, int64_t lo, int64_t hi, int tid)
 {
@@ -1218,16 +1228,7 @@ ct_native_group_norm(const ct_tensor *input, const ct_tensor *weight,
             be[c] = round_to(dt, be[c]);
         }
     }
-    gn_job j = {0};
-    j.ops = &seg_table[dt];
-    j.dt = dt;
-    j.N = N;
-    j.C = C;
-    j.HxW = HxW;
-    j.G = group;
-    j.D = C / group;
-    j.z = ct_dtype_itemsize(dt);
-    j.x = ct_tensor_data(x);
+    gn_job j = gn_job_new(dt, N, C, HxW, group, x);
     j.y = ct_tensor_data(y);
     j.gamma = ga;
     j.beta = be;
@@ -1336,16 +1337,7 @@ ct_native_group_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
         mv[i] = round_to(dt, mv[i]);
         rv[i] = round_to(dt, rv[i]);
     }
-    gn_job j = {0};
-    j.ops = &seg_table[dt];
-    j.dt = dt;
-    j.N = N;
-    j.C = C;
-    j.HxW = HxW;
-    j.G = group;
-    j.D = C / group;
-    j.z = ct_dtype_itemsize(dt);
-    j.x = ct_tensor_data(x);
+    gn_job j = gn_job_new(dt, N, C, HxW, group, x);
     j.g = ct_tensor_data(g);
     j.y = gi != NULL ? ct_tensor_data(gi) : NULL;
     j.gamma = ga;
