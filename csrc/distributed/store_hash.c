@@ -42,16 +42,10 @@ wait_locked(hash_store *h, const char *const *keys, int nkeys, int64_t timeout_m
 {
     int64_t deadline = ct__store_deadline(timeout_ms);
     while (!all_present(h, keys, nkeys)) {
-        if (deadline == INT64_MAX) {
-            pthread_cond_wait(&h->cv, &h->mu);
-            continue;
-        }
         if (ct__store_now_ms() >= deadline) {
             return ct_error(CT_ERR_RUNTIME, HASH_TIMEOUT_TEXT);
         }
-        struct timespec ts = {.tv_sec = deadline / 1000,
-                              .tv_nsec = (deadline % 1000) * 1000000};
-        pthread_cond_timedwait(&h->cv, &h->mu, &ts);
+        ct__store_cond_wait(&h->cv, &h->mu, deadline);
     }
     return 0;
 }
@@ -201,11 +195,7 @@ ct_hash_store_new(void)
         ct_error(CT_ERR_NOMEM, "out of memory in a c10d store");
         return NULL;
     }
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&h->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    ct__store_cond_init(&h->cv);
     pthread_mutex_init(&h->mu, NULL);
     ct__kv_init(&h->map);
     ct__store_init(&h->base, &hash_vtable, 300000);

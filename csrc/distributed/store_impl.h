@@ -5,13 +5,15 @@
  *   thread-safe: its owner locks.
  * - c10d's value rules, written once: add's parse of the stored text
  *   (std::stoll's), compare_set's decision.
- * - clock and deadline helpers (CLOCK_MONOTONIC, milliseconds).
+ * - clock and deadline helpers (CLOCK_MONOTONIC, milliseconds), and a
+ *   condition variable that sleeps until such a deadline.
  * - little-endian integers, as FileStore's log and TCPStore's frames hold
  *   them.
  */
 #ifndef CTORCH_STORE_IMPL_H
 #define CTORCH_STORE_IMPL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -92,6 +94,12 @@ ct__store_deadline(int64_t timeout_ms)
     }
     return timeout_ms < 0 ? now : now + timeout_ms;
 }
+
+/* A condition variable on CLOCK_MONOTONIC, the clock of these deadlines. */
+void ct__store_cond_init(pthread_cond_t *cv);
+/* Sleep on cv (mu held) until a signal or the deadline (INT64_MAX: none);
+ * the caller checks what it waits for, and the clock, again. */
+void ct__store_cond_wait(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t deadline);
 
 /* Little-endian integers in a byte buffer. */
 static inline void

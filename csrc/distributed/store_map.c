@@ -1,6 +1,7 @@
 /* csrc/distributed/store_map.c -- the key-value map behind every store
  * (ct__kv, chained hashing of byte strings) and c10d's value rules for add
- * and compare_set, written once for all stores. */
+ * and compare_set, written once for all stores; the clock of their
+ * deadlines. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -263,4 +264,26 @@ ct__store_now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+ct__store_cond_init(pthread_cond_t *cv)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(cv, &ca);
+    pthread_condattr_destroy(&ca);
+}
+
+void
+ct__store_cond_wait(pthread_cond_t *cv, pthread_mutex_t *mu, int64_t deadline)
+{
+    if (deadline == INT64_MAX) {
+        pthread_cond_wait(cv, mu);
+        return;
+    }
+    struct timespec ts = {.tv_sec = deadline / 1000,
+                          .tv_nsec = (deadline % 1000) * 1000000};
+    pthread_cond_timedwait(cv, mu, &ts);
 }

@@ -666,16 +666,11 @@ ct__tcp_server_call(ct__tcp_server *srv, const uint8_t *frame, size_t n,
     handle(srv, &c, frame, n);
     while (c.blocked != NULL) {
         int64_t deadline = c.blocked->deadline;
-        if (deadline == INT64_MAX) {
-            pthread_cond_wait(&srv->cv, &srv->mu);
-        }
-        else if (ct__store_now_ms() >= deadline) {
+        if (ct__store_now_ms() >= deadline) {
             waiter_finish(srv, c.blocked, true, NULL);
         }
         else {
-            struct timespec ts = {.tv_sec = deadline / 1000,
-                                  .tv_nsec = (deadline % 1000) * 1000000};
-            pthread_cond_timedwait(&srv->cv, &srv->mu, &ts);
+            ct__store_cond_wait(&srv->cv, &srv->mu, deadline);
         }
     }
     bool resumed = srv->resume != NULL;
@@ -797,11 +792,7 @@ server_new(int port)
     srv->pid = getpid();
     srv->epfd = srv->evfd = -1;
     pthread_mutex_init(&srv->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&srv->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    ct__store_cond_init(&srv->cv);
     ct__kv_init(&srv->map);
     if ((srv->lfd = listen_any(port)) < 0) {
         server_free(srv);
