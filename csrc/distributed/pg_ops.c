@@ -313,6 +313,41 @@ ct_pg_allgather_base(ct_pg *pg, ct_tensor *out, ct_tensor *in, unsigned flags)
     return pg_submit(pg, w);
 }
 
+/* The root's list of gather's outputs or scatter's inputs: on the root one
+ * list of `size` tensors like `like` (into *flat, *nflat), elsewhere none. */
+static int
+root_list(const ct_pg *pg, pg_op_kind op, const ct_pg_tensors *lists, int n, int root,
+          const ct_tensor *like, ct_tensor *const **flat, int *nflat)
+{
+    const bool gather = op == PG_OP_GATHER;
+    const char *dir = gather ? "output" : "input";
+    *flat = NULL;
+    *nflat = 0;
+    if (pg->rank != root) {
+        return n != 0 ? fail(op, "requires empty %s on non-root", dir) : 0;
+    }
+    if (n != 1) {
+        /* sic: only gather's message ends with a full stop */
+        return fail(op,
+                    "requires a single-element %s list containing a list with %d "
+                    "tensors%s",
+                    dir, pg->size, gather ? "." : "");
+    }
+    if (lists[0].n != pg->size) {
+        return fail(op,
+                    "Incorrect %s list size %d. %s list size should be %d, same as "
+                    "size of the process group.",
+                    dir, lists[0].n, gather ? "Output" : "Input", pg->size);
+    }
+    if (check_cpu(op, lists[0].t, pg->size) < 0 ||
+        check_match(op, like, lists[0].t, pg->size, 0) < 0) {
+        return -1;
+    }
+    *flat = lists[0].t;
+    *nflat = pg->size;
+    return 0;
+}
+
 ct_work *
 ct_pg_gather(ct_pg *pg, const ct_pg_tensors *outputs, int nout, ct_tensor *const *in,
              int nin, int root, unsigned flags)
@@ -328,33 +363,9 @@ ct_pg_gather(ct_pg *pg, const ct_pg_tensors *outputs, int nout, ct_tensor *const
     if (check_cpu(op, in, 1) < 0) {
         return NULL;
     }
-    ct_tensor *const *out = NULL;
-    int nflat = 0;
-    if (pg->rank == root) {
-        if (nout != 1) {
-            fail(op,
-                 "requires a single-element output list containing a list with %d "
-                 "tensors.",
-                 pg->size);
-            return NULL;
-        }
-        if (outputs[0].n != pg->size) {
-            fail(
-                op,
-                "Incorrect output list size %d. Output list size should be %d, same as "
-                "size of the process group.",
-                outputs[0].n, pg->size);
-            return NULL;
-        }
-        if (check_cpu(op, outputs[0].t, pg->size) < 0 ||
-            check_match(op, in[0], outputs[0].t, pg->size, 0) < 0) {
-            return NULL;
-        }
-        out = outputs[0].t;
-        nflat = pg->size;
-    }
-    else if (nout != 0) {
-        fail(op, "requires empty output on non-root");
+    ct_tensor *const *out;
+    int nflat;
+    if (root_list(pg, op, outputs, nout, root, in[0], &out, &nflat) < 0) {
         return NULL;
     }
     ct_work *w = make(pg, op, flags, in, 1, out, nflat);
@@ -382,33 +393,9 @@ ct_pg_scatter(ct_pg *pg, ct_tensor *const *out, int nout, const ct_pg_tensors *i
     if (check_cpu(op, out, 1) < 0) {
         return NULL;
     }
-    ct_tensor *const *in = NULL;
-    int nflat = 0;
-    if (pg->rank == root) {
-        if (nin != 1) {
-            fail(op,
-                 "requires a single-element input list containing a list with %d "
-                 "tensors",
-                 pg->size);
-            return NULL;
-        }
-        if (inputs[0].n != pg->size) {
-            fail(op,
-                 "Incorrect input list size %d. Input list size should be %d, same as "
-                 "size "
-                 "of the process group.",
-                 inputs[0].n, pg->size);
-            return NULL;
-        }
-        if (check_cpu(op, inputs[0].t, pg->size) < 0 ||
-            check_match(op, out[0], inputs[0].t, pg->size, 0) < 0) {
-            return NULL;
-        }
-        in = inputs[0].t;
-        nflat = pg->size;
-    }
-    else if (nin != 0) {
-        fail(op, "requires empty input on non-root");
+    ct_tensor *const *in;
+    int nflat;
+    if (root_list(pg, op, inputs, nin, root, out[0], &in, &nflat) < 0) {
         return NULL;
     }
     ct_work *w = make(pg, op, flags, in, nflat, out, 1);
