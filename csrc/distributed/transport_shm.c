@@ -168,17 +168,25 @@ pg_shm_tx_reserve(pg_link *l, char **p)
     return (size_t)(space < contig ? space : contig);
 }
 
+/* Move a ring index on by n (the release publishes the bytes, or the
+ * room), then wake the other side if it sleeps waiting for that. */
+static void
+ring_advance(pg_link *l, _Atomic uint64_t *idx, _Atomic uint32_t *sleeping, size_t n)
+{
+    uint64_t v = atomic_load_explicit(idx, memory_order_relaxed);
+    atomic_store_explicit(idx, v + n, memory_order_release);
+    atomic_thread_fence(memory_order_seq_cst);
+    uint32_t how;
+    if (atomic_load_explicit(sleeping, memory_order_relaxed) &&
+        (how = atomic_exchange(sleeping, 0)) != 0) {
+        pg_shm_wake(l, how);
+    }
+}
+
 void
 pg_shm_tx_commit(pg_link *l, size_t n)
 {
-    uint64_t head = atomic_load_explicit(&l->txr->head, memory_order_relaxed);
-    atomic_store_explicit(&l->txr->head, head + n, memory_order_release);
-    atomic_thread_fence(memory_order_seq_cst);
-    uint32_t how;
-    if (atomic_load_explicit(&l->txr->reader_sleeping, memory_order_relaxed) &&
-        (how = atomic_exchange(&l->txr->reader_sleeping, 0)) != 0) {
-        pg_shm_wake(l, how);
-    }
+    ring_advance(l, &l->txr->head, &l->txr->reader_sleeping, n);
 }
 
 size_t
@@ -195,14 +203,7 @@ pg_shm_rx_peek(pg_link *l, const char **p)
 void
 pg_shm_rx_consume(pg_link *l, size_t n)
 {
-    uint64_t tail = atomic_load_explicit(&l->rxr->tail, memory_order_relaxed);
-    atomic_store_explicit(&l->rxr->tail, tail + n, memory_order_release);
-    atomic_thread_fence(memory_order_seq_cst);
-    uint32_t how;
-    if (atomic_load_explicit(&l->rxr->writer_sleeping, memory_order_relaxed) &&
-        (how = atomic_exchange(&l->rxr->writer_sleeping, 0)) != 0) {
-        pg_shm_wake(l, how);
-    }
+    ring_advance(l, &l->rxr->tail, &l->rxr->writer_sleeping, n);
 }
 
 bool
