@@ -82,18 +82,9 @@ static int
 hash_add(ct_store *s, const char *key, int64_t delta, int64_t *out)
 {
     hash_store *h = H(s);
-    size_t klen = strlen(key);
-    char text[24];
-    int rc = -1;
     pthread_mutex_lock(&h->mu);
-    ct__kv_entry *e = ct__kv_find(&h->map, key, klen);
-    if (ct__store_add_value(e ? e->val : NULL, e ? e->vlen : 0, delta, out) == 0) {
-        size_t len = ct__store_int_text(*out, text);
-        if (ct__kv_set(&h->map, key, klen, (const uint8_t *)text, len) != NULL) {
-            rc = 0;
-        }
-        pthread_cond_broadcast(&h->cv);
-    }
+    int rc = ct__kv_add(&h->map, key, strlen(key), delta, out);
+    pthread_cond_broadcast(&h->cv);
     pthread_mutex_unlock(&h->mu);
     return rc;
 }

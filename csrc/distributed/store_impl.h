@@ -58,6 +58,9 @@ size_t ct__kv_count_prefixed(const ct__kv *m, int first);
  * delta with two's-complement wrap as in c10d.  -1 with std::stoll's
  * ValueError / IndexError("stoll") when the text is not a number. */
 int ct__store_add_value(const uint8_t *val, size_t vlen, int64_t delta, int64_t *out);
+/* add on a map: the arithmetic above on the value under key (absent: 0),
+ * the result stored as its decimal text.  0, or -1 with the error set. */
+int ct__kv_add(ct__kv *m, const char *key, size_t klen, int64_t delta, int64_t *out);
 /* The decimal text of v in buf (at least 24 bytes); returns its length. */
 size_t ct__store_int_text(int64_t v, char *buf);
 

@@ -224,6 +224,18 @@ ct__store_int_text(int64_t v, char *buf)
 }
 
 int
+ct__kv_add(ct__kv *m, const char *key, size_t klen, int64_t delta, int64_t *out)
+{
+    ct__kv_entry *e = ct__kv_find(m, key, klen);
+    char text[24];
+    if (ct__store_add_value(e ? e->val : NULL, e ? e->vlen : 0, delta, out) < 0) {
+        return -1;
+    }
+    size_t len = ct__store_int_text(*out, text);
+    return ct__kv_set(m, key, klen, (const uint8_t *)text, len) != NULL ? 0 : -1;
+}
+
+int
 ct__store_cas_decide(const ct__kv_entry *cur, const uint8_t *expected, size_t nexpected,
                      const uint8_t **result, size_t *nresult)
 {

@@ -366,7 +366,6 @@ handle(ct__tcp_server *srv, conn *c, const uint8_t *frame, size_t n)
     const uint8_t *key, *val, *exp;
     size_t klen, vlen, elen;
     int64_t delta, v;
-    char text[24];
     switch (op) {
     case CT__TCP_SET:
         key = ct__rd_bytes(&r, &klen);
@@ -386,27 +385,19 @@ handle(ct__tcp_server *srv, conn *c, const uint8_t *frame, size_t n)
     case CT__TCP_WAIT_GE:
         block_or_answer(srv, c, op, frame + 1, n - 1);
         return;
-    case CT__TCP_ADD: {
+    case CT__TCP_ADD:
         delta = ct__rd_i64(&r);
         key = ct__rd_bytes(&r, &klen);
         if (r.bad) {
             break;
         }
-        ct__kv_entry *e = find(srv, key, klen);
-        if (ct__store_add_value(e ? e->val : NULL, e ? e->vlen : 0, delta, &v) < 0) {
-            reply_error(srv, c);
-            return;
-        }
-        size_t len = ct__store_int_text(v, text);
-        if (ct__kv_set(&srv->map, (const char *)key, klen, (uint8_t *)text, len) ==
-            NULL) {
+        if (ct__kv_add(&srv->map, (const char *)key, klen, delta, &v) < 0) {
             reply_error(srv, c);
             return;
         }
         reply_i64(srv, c, v);
         notify(srv);
         return;
-    }
     case CT__TCP_CAS: {
         key = ct__rd_bytes(&r, &klen);
         exp = ct__rd_bytes(&r, &elen);
