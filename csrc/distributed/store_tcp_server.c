@@ -166,6 +166,23 @@ find(ct__tcp_server *srv, const uint8_t *key, size_t klen)
     return ct__kv_find(&srv->map, (const char *)key, klen);
 }
 
+/* Whether every key of a list (u32 n, n x bytes key) is in the map; a
+ * malformed list sets r->bad. */
+static bool
+all_found(ct__tcp_server *srv, ct__rd *r)
+{
+    uint32_t n = ct__rd_u32(r);
+    bool all = true;
+    for (uint32_t i = 0; i < n && !r->bad; i++) {
+        size_t klen;
+        const uint8_t *key = ct__rd_bytes(r, &klen);
+        if (!r->bad && find(srv, key, klen) == NULL) {
+            all = false;
+        }
+    }
+    return all;
+}
+
 /* Whether a blocking request can be answered now; for GET, *hit is the
  * entry to answer with.  -1 on a malformed request. */
 static int
@@ -186,14 +203,7 @@ satisfied(ct__tcp_server *srv, uint8_t op, const uint8_t *body, size_t blen,
         *hit = find(srv, key, klen);
         return *hit != NULL;
     case CT__TCP_WAIT: {
-        uint32_t n = ct__rd_u32(&r);
-        bool all = true;
-        for (uint32_t i = 0; i < n && !r.bad; i++) {
-            key = ct__rd_bytes(&r, &klen);
-            if (!r.bad && find(srv, key, klen) == NULL) {
-                all = false;
-            }
-        }
+        bool all = all_found(srv, &r);
         return r.bad ? -1 : all;
     }
     case CT__TCP_WAIT_GE: {
@@ -245,6 +255,19 @@ waiter_remove(ct__tcp_server *srv, waiter *w)
     free(w);
 }
 
+/* The answer to a blocking request that can go on: GET's value, else
+ * nothing. */
+static void
+reply_ready(ct__tcp_server *srv, conn *c, uint8_t op, const ct__kv_entry *hit)
+{
+    if (op == CT__TCP_GET) {
+        reply(srv, c, CT__TCP_OK, hit->val, hit->vlen);
+    }
+    else {
+        reply(srv, c, CT__TCP_OK, NULL, 0);
+    }
+}
+
 /* Answer a waiter (satisfied or timed out) and let its connection go on. */
 static void
 waiter_finish(ct__tcp_server *srv, waiter *w, bool timed_out, ct__kv_entry *hit)
@@ -253,11 +276,8 @@ waiter_finish(ct__tcp_server *srv, waiter *w, bool timed_out, ct__kv_entry *hit)
     if (timed_out) {
         reply(srv, c, CT__TCP_TIMEOUT, NULL, 0);
     }
-    else if (w->op == CT__TCP_GET) {
-        reply(srv, c, CT__TCP_OK, hit->val, hit->vlen);
-    }
     else {
-        reply(srv, c, CT__TCP_OK, NULL, 0);
+        reply_ready(srv, c, w->op, hit);
     }
     waiter_remove(srv, w);
     resume_later(srv, c);
@@ -321,12 +341,7 @@ block_or_answer(ct__tcp_server *srv, conn *c, uint8_t op, const uint8_t *body,
         return;
     }
     if (ok == 1) {
-        if (op == CT__TCP_GET) {
-            reply(srv, c, CT__TCP_OK, hit->val, hit->vlen);
-        }
-        else {
-            reply(srv, c, CT__TCP_OK, NULL, 0);
-        }
+        reply_ready(srv, c, op, hit);
         return;
     }
     int64_t timeout = ct__get_i64(body);
@@ -420,14 +435,7 @@ handle(ct__tcp_server *srv, conn *c, const uint8_t *frame, size_t n)
         return;
     }
     case CT__TCP_CHECK: {
-        uint32_t nkeys = ct__rd_u32(&r);
-        bool all = true;
-        for (uint32_t i = 0; i < nkeys && !r.bad; i++) {
-            key = ct__rd_bytes(&r, &klen);
-            if (!r.bad && find(srv, key, klen) == NULL) {
-                all = false;
-            }
-        }
+        bool all = all_found(srv, &r);
         if (r.bad) {
             break;
         }
