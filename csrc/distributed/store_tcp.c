@@ -390,15 +390,12 @@ tcp_get(ct_store *s, const char *key, uint8_t **val, size_t *n)
     return 0;
 }
 
+/* A request whose reply is one i64 (ADD, NUM_KEYS). */
 static int
-add_key(ct_store *s, const char *key, bool user, int64_t delta, int64_t *out)
+i64_reply(tcp_store *t, ct__buf *b, int prep, int64_t *out)
 {
-    ct__buf b;
     reply r;
-    ct__buf_init(&b);
-    int prep = ct__buf_frame_begin(&b, CT__TCP_ADD) < 0 || ct__buf_i64(&b, delta) < 0 ||
-               put_key(&b, key, user) < 0 ? -1 : 0;
-    if (finish(T(s), &b, prep, plain_wait_ms(s), &r) < 0) {
+    if (finish(t, b, prep, plain_wait_ms(&t->base), &r) < 0) {
         return -1;
     }
     int rc = r.len == 8 ? 0 : ct_error(CT_ERR_RUNTIME, "TCPStore: malformed reply");
@@ -407,6 +404,16 @@ add_key(ct_store *s, const char *key, bool user, int64_t delta, int64_t *out)
     }
     free(r.body);
     return rc;
+}
+
+static int
+add_key(ct_store *s, const char *key, bool user, int64_t delta, int64_t *out)
+{
+    ct__buf b;
+    ct__buf_init(&b);
+    int prep = ct__buf_frame_begin(&b, CT__TCP_ADD) < 0 || ct__buf_i64(&b, delta) < 0 ||
+               put_key(&b, key, user) < 0 ? -1 : 0;
+    return i64_reply(T(s), &b, prep, out);
 }
 
 static int
@@ -489,18 +496,9 @@ static int
 tcp_num_keys(ct_store *s, int64_t *out)
 {
     ct__buf b;
-    reply r;
     ct__buf_init(&b);
     int prep = ct__buf_frame_begin(&b, CT__TCP_NUM_KEYS);
-    if (finish(T(s), &b, prep, plain_wait_ms(s), &r) < 0) {
-        return -1;
-    }
-    int rc = r.len == 8 ? 0 : ct_error(CT_ERR_RUNTIME, "TCPStore: malformed reply");
-    if (rc == 0) {
-        *out = ct__get_i64(r.body);
-    }
-    free(r.body);
-    return rc;
+    return i64_reply(T(s), &b, prep, out);
 }
 
 /* The master's wait for its workers: c10d 1.13 polls the "init/" counter
