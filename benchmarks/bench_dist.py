@@ -204,9 +204,11 @@ def fmt(v):
 
 def main():
     worlds = [2, 4]
-    for a in sys.argv[1:]:
+    args = sys.argv[1:]
+    for i, a in enumerate(args):
         if a.startswith("--world"):
-            worlds = [int(x) for x in a.split("=", 1)[1].split(",")]
+            spec = a.split("=", 1)[1] if "=" in a else args[i + 1]
+            worlds = [int(x) for x in spec.split(",")]
     libs = ["ctorch"] + (["torch"] if "torch" in load_libs() else [])
     for world in worlds:
         res = {lib: {} for lib in libs}
