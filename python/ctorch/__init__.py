@@ -121,7 +121,7 @@ is_inference_mode_enabled = _C.is_inference_mode_enabled
 
 # nn and optim are large and most scripts import them explicitly; load them
 # on first use so that `import ctorch` stays fast (PEP 562).
-_LAZY_SUBMODULES = ("nn", "optim", "multiprocessing", "distributed", "futures")
+_LAZY_SUBMODULES = ("nn", "optim", "multiprocessing", "distributed", "futures", "cuda")
 # save/load likewise: the zip and pickle machinery costs a fifth of the start-up
 _LAZY_NAMES = {"save": "serialization", "load": "serialization"}
 

@@ -135,6 +135,10 @@ class Tensor(_C.TensorBase):
     def cpu(self, memory_format=None):
         return self
 
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        from . import cuda
+        cuda._lazy_init()
+
     def type(self, dtype=None, non_blocking=False, **kwargs):
         """With no argument, the legacy type name ('torch.FloatTensor');
         otherwise the tensor converted to that dtype or legacy type."""
