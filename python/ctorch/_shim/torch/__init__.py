@@ -21,13 +21,19 @@ class _TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if spec is None:
             return None
         return importlib.util.spec_from_loader(
-            name, self, is_package=spec.submodule_search_locations is not None)
+            name, self, origin=spec.origin,
+            is_package=spec.submodule_search_locations is not None)
 
     def create_module(self, spec):
         module = importlib.import_module("ctorch" + spec.name[len("torch"):])
         self._specs = getattr(self, "_specs", {})
         self._specs[spec.name] = module.__spec__
         return module
+
+    def get_code(self, name):
+        # `python -m torch.distributed.run`: runpy runs ctorch.X's code
+        real = "ctorch" + name[len("torch"):]
+        return importlib.util.find_spec(real).loader.get_code(real)
 
     def exec_module(self, module):
         # the import machinery stamped the alias spec on the module; the

@@ -1,0 +1,7 @@
+from .error_handler import ErrorHandler
+
+__all__ = ["get_error_handler"]
+
+
+def get_error_handler():
+    return ErrorHandler()
