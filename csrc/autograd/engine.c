@@ -493,6 +493,66 @@ root_grad(const ct_tensor *root, const ct_tensor *grad, int i)
     return (ct_tensor *)grad;
 }
 
+/* Note [Final callbacks]
+ * queue_callback's callbacks live in a per-thread list; each run remembers
+ * where the list stood when it started and, on success, runs and drops the
+ * ones queued since (so a backward started inside a hook runs its own
+ * callbacks, as PyTorch's per-graph-task list does).  A callback may queue
+ * more; they run in the same pass.  On failure the run's callbacks are
+ * dropped unrun. */
+typedef struct {
+    ct_final_callback_fn fn;
+    void *ctx;
+    void (*release)(void *ctx);
+} final_callback;
+
+static _Thread_local final_callback *final_cbs;
+static _Thread_local int final_n, final_cap, run_depth;
+
+int
+ct_autograd_queue_callback(ct_final_callback_fn fn, void *ctx, void (*release)(void *ctx))
+{
+    if (run_depth == 0) {
+        return ct_error(CT_ERR_RUNTIME,
+                        "Final callbacks can only be installed during backward pass.");
+    }
+    if (final_n == final_cap) {
+        int cap = final_cap == 0 ? 8 : 2 * final_cap;
+        final_callback *p = realloc(final_cbs, (size_t)cap * sizeof *p);
+        if (p == NULL) {
+            return ct_error(CT_ERR_NOMEM, "out of memory queueing a callback");
+        }
+        final_cbs = p;
+        final_cap = cap;
+    }
+    final_cbs[final_n++] = (final_callback){fn, ctx, release};
+    return 0;
+}
+
+/* Run (when rc == 0) and drop the callbacks queued since `base`; returns
+ * rc, or -1 when a callback failed (the later ones are dropped). */
+static int
+finish_callbacks(int base, int rc)
+{
+    for (int i = base; i < final_n; i++) {
+        final_callback cb = final_cbs[i];
+        if (rc == 0 && cb.fn(cb.ctx) < 0) {
+            rc = -1;
+        }
+        /* the entry may have moved if the callback queued more */
+        if (cb.release != NULL) {
+            cb.release(cb.ctx);
+        }
+    }
+    final_n = base;
+    if (base == 0) {
+        free(final_cbs);
+        final_cbs = NULL;
+        final_cap = 0;
+    }
+    return rc;
+}
+
 int
 ct_autograd_run(int n, ct_tensor *const *roots, ct_tensor *const *grads,
                 bool keep_graph, bool create_graph, int n_inputs,
@@ -505,8 +565,12 @@ ct_autograd_run(int n, ct_tensor *const *roots, ct_tensor *const *grads,
     ct_edge *in_edges = edges + n;
     bool mode = ct_grad_enabled();
     int rc = -1;
+    int cb_base = final_n;
+
+    run_depth++;
 
     if (edges == NULL) {
+        run_depth--;
         return ct_error(CT_ERR_NOMEM, "out of memory in backward");
     }
     for (int i = 0; i < n; i++) {
@@ -630,5 +694,7 @@ done:
     if (edges != inline_edges) {
         free(edges);
     }
+    rc = finish_callbacks(cb_base, rc);
+    run_depth--;
     return rc;
 }

@@ -912,8 +912,38 @@ fn_node_needs_input_grad(PyObject *self, PyObject *ctx)
     return t;
 }
 
+/* A queued final callback: call it with the GIL (the engine runs without). */
+static int
+final_callback_call(void *ctx)
+{
+    PyGILState_STATE st = PyGILState_Ensure();
+    PyObject *r = PyObject_CallNoArgs((PyObject *)ctx);
+    int rc = r != NULL ? 0 : hook_failed();
+    Py_XDECREF(r);
+    PyGILState_Release(st);
+    return rc;
+}
+
+/* _queue_callback(fn): Variable._execution_engine.queue_callback. */
+static PyObject *
+fn_queue_callback(PyObject *self, PyObject *fn)
+{
+    (void)self;
+    if (!PyCallable_Check(fn)) {
+        PyErr_SetString(PyExc_TypeError, "the callback must be callable");
+        return NULL;
+    }
+    Py_INCREF(fn);
+    if (ct_autograd_queue_callback(final_callback_call, fn, release_pyobj) < 0) {
+        Py_DECREF(fn);
+        return ctpy_raise();
+    }
+    Py_RETURN_NONE;
+}
+
 PyMethodDef ctpy_autograd_functions[] = {
     {"_run_backward", fn_run_backward, METH_VARARGS, NULL},
+    {"_queue_callback", fn_queue_callback, METH_O, NULL},
     {"is_grad_enabled", fn_is_grad_enabled, METH_NOARGS, NULL},
     {"_set_grad_enabled", fn_set_grad_enabled, METH_O, NULL},
     {"is_inference_mode_enabled", fn_is_inference_mode_enabled, METH_NOARGS, NULL},

@@ -197,6 +197,14 @@ int ct_autograd_run(int n, ct_tensor *const *roots, ct_tensor *const *grads,
                     bool keep_graph, bool create_graph, int n_inputs,
                     ct_tensor *const *inputs, ct_tensor **results, bool allow_unused);
 
+/* Queue fn(ctx) to run when the innermost backward running on this thread
+ * finishes without error (PyTorch's queue_callback); release(ctx) runs
+ * once it ran or was dropped.  Callbacks may queue more.  Outside a
+ * backward: -1 with PyTorch's RuntimeError (release is not called). */
+typedef int (*ct_final_callback_fn)(void *ctx);
+int ct_autograd_queue_callback(ct_final_callback_fn fn, void *ctx,
+                               void (*release)(void *ctx));
+
 /* --- differentiable ops (csrc/autograd/functions_*.c) -------------------- */
 ct_tensor *ctag_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
                        ct_scalar alpha, ct_tensor *out, ct_out_mode mode);

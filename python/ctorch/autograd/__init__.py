@@ -89,3 +89,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 def Variable(data, requires_grad=False, volatile=False):  # noqa: N802
     """The old Variable wrapper: now a tensor (requires_grad set if asked)."""
     return data.requires_grad_(requires_grad) if requires_grad else data
+
+
+class _ImperativeEngine(object):
+    """Variable._execution_engine: queue_callback(fn) runs fn when the
+    current backward pass finishes (the engine's final callbacks)."""
+
+    queue_callback = staticmethod(_C._queue_callback)
+
+
+Variable._execution_engine = _ImperativeEngine()
