@@ -31,6 +31,7 @@ __all__ = ["LaunchConfig", "elastic_launch", "launch_agent"]
 
 log = get_logger(__name__)
 mp_log = get_logger("torch.distributed.elastic.multiprocessing.api")
+agent_log = get_logger("torch.distributed.elastic.agent.server.api")
 
 
 @dataclass
@@ -190,6 +191,15 @@ class _Agent:
             result = self.pcontext.wait(cfg.monitor_interval if multi_node else None,
                                         self.error_files)
             if result is None:
+                failed_node = self.rdzv.failed_node()
+                if failed_node is not None:
+                    log.error(f"[{cfg.role}] the worker group of node {failed_node} "
+                              f"failed; stopping this node's workers")
+                    self.pcontext.close()
+                    result = self.pcontext.result(self.error_files)
+                    self.pcontext = None
+                    self.rdzv.exit_barrier(self.info)
+                    return result
                 if self.rdzv.num_nodes_waiting() > 0:
                     log.info(f"[{cfg.role}] Detected new nodes from group_rank="
                              f"{self.info.group_rank}; will restart worker group")
@@ -211,6 +221,7 @@ class _Agent:
                     self.remaining -= 1
                     self._start()
                     continue
+                self.rdzv.set_failed(self.info.group_rank)
             self.rdzv.exit_barrier(self.info)
             return result
 
@@ -253,7 +264,7 @@ def launch_agent(config, entrypoint, args):
                 failures={base_rank + r: f for r, f in result.failures.items()})
         return result.return_values
     except SignalException as e:
-        log.warning(f"Received {e.sigval} death signal, shutting down workers")
+        agent_log.warning(f"Received {e.sigval} death signal, shutting down workers")
         if agent is not None:
             agent._stop(e.sigval)
         raise

@@ -196,20 +196,26 @@ class SubprocessContext:
         then), None while they are still running at the timeout."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            failed = {r: c for r, c in self._result.items() if c != 0}
-            if failed:
-                return RunProcsResult(
-                    failures={r: ProcessFailure(r, self.procs[r].pid, c,
-                                                (error_files or {}).get(r, ""))
-                              for r, c in failed.items()},
-                    stdouts=self.stdouts, stderrs=self.stderrs)
-            if len(self._result) == self.nprocs:
-                return RunProcsResult(return_values={r: None for r in self._result},
-                                      stdouts=self.stdouts, stderrs=self.stderrs)
+            if (len(self._result) == self.nprocs
+                    or any(c != 0 for c in self._result.values())):
+                return self.result(error_files)
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
                 return None
             self._poll_exited(left)
+
+    def result(self, error_files=None):
+        """The RunProcsResult of the workers that have exited so far:
+        failures (every non-zero exit) or, when none, the return values."""
+        failed = {r: c for r, c in self._result.items() if c != 0}
+        if failed:
+            return RunProcsResult(
+                failures={r: ProcessFailure(r, self.procs[r].pid, c,
+                                            (error_files or {}).get(r, ""))
+                          for r, c in failed.items()},
+                stdouts=self.stdouts, stderrs=self.stderrs)
+        return RunProcsResult(return_values={r: None for r in sorted(self._result)},
+                              stdouts=self.stdouts, stderrs=self.stderrs)
 
     def close(self, death_sig=signal.SIGTERM, timeout=30):
         """Send `death_sig` to the workers still running, wait up to

@@ -134,6 +134,22 @@ class _StoreRendezvous:
         except Exception:  # noqa: BLE001 - the host may be gone at the end
             return 0
 
+    def set_failed(self, group_rank):
+        """Tell the other nodes that this node's workers failed for good."""
+        try:
+            self.store.set("rdzv/failed", str(group_rank))
+        except Exception:  # noqa: BLE001
+            pass
+
+    def failed_node(self):
+        """The group rank of a node whose workers failed for good, or None."""
+        try:
+            if self.store.check(["rdzv/failed"]):
+                return int(self._get("rdzv/failed"))
+        except Exception:  # noqa: BLE001
+            pass
+        return None
+
     def exit_barrier(self, info, timeout=300):
         """Wait until every node's workers have finished (the node hosting
         the store stays up for the others)."""
