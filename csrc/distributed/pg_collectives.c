@@ -196,7 +196,16 @@ c_send(coll *c, int peer, uint64_t id, const void *meta, uint32_t mlen,
     return e;
 }
 
-/* The ranks of the receives (from index `from`) not finished yet. */
+/* Has rank q stamped its flat slot for this collective? */
+static bool
+flat_in(const coll *c, int q)
+{
+    const pg_flat_slot *s = pg_flat_slot_at(c->pg->flat, c->w->seq, q);
+    return atomic_load_explicit(&s->seq, memory_order_acquire) == c->w->seq;
+}
+
+/* The ranks of the receives (from index `from`) not finished yet (and,
+ * during a flat exchange, the ranks that have not stamped their slot). */
 static void
 pending_ranks(coll *c, int from, char *buf, size_t n, int *count)
 {
@@ -208,6 +217,16 @@ pending_ranks(coll *c, int from, char *buf, size_t n, int *count)
     for (int i = from; i < c->nrx; i++) {
         int q = c->rx[i]->peer;
         if (c->rx[i]->state == PG_E_DONE || q < 0 || seen[q]) {
+            continue;
+        }
+        seen[q] = true;
+        if (off < n - 16) {
+            off += (size_t)snprintf(buf + off, n - off, "%s%d", *count ? ", " : "", q);
+        }
+        (*count)++;
+    }
+    for (int q = 0; c->pg->flat_wait == c->w->seq && q < c->P; q++) {
+        if (q == c->r || seen[q] || flat_in(c, q)) {
             continue;
         }
         seen[q] = true;
@@ -269,6 +288,11 @@ c_check_links(coll *c)
         for (int i = 0; i < c->ntx; i++) {
             if (c->tx[i]->state == PG_E_FAILED) {
                 return c_gone(c, c->tx[i]->peer);
+            }
+        }
+        for (int q = 0; pg->flat_wait == c->w->seq && q < c->P; q++) {
+            if (q != c->r && pg->links[q].dead && !flat_in(c, q)) {
+                return c_gone(c, q);
             }
         }
     }
@@ -545,6 +569,103 @@ c_validate(coll *c, const uint8_t **m, uint32_t *len)
     return 0;
 }
 
+/* Phase 1 through the group's segment (Note [Flat exchange]): 0 done,
+ * 1 when some rank goes by the rings (then every rank does), -1 failed. */
+static int
+c_exchange_flat(coll *c, char **sp, size_t *sl, size_t *rc)
+{
+    ct_pg *pg = c->pg;
+    pg_flat *f = pg->flat;
+    int P = c->P, r = c->r;
+    int64_t seq = c->w->seq;
+    /* inline: the same bytes for every peer that takes any */
+    const char *pay = NULL;
+    size_t plen = 0;
+    uint64_t mask = 0;
+    bool same = true;
+    for (int q = 0; q < P && sp != NULL; q++) {
+        if (q == r || sp[q] == NULL) {
+            continue;
+        }
+        same &= mask == 0 || (sp[q] == pay && sl[q] == plen);
+        pay = sp[q];
+        plen = sl[q];
+        mask |= 1ull << q;
+    }
+    bool inl = same && plen <= pg_flat_cap(f) && c->mymeta_len <= PG_FLAT_META_MAX;
+    pg_flat_slot *mine = pg_flat_slot_at(f, seq, r);
+    mine->meta_len = inl ? c->mymeta_len : 0;
+    if (inl) {
+        memcpy(mine->meta, c->mymeta, c->mymeta_len);
+        mine->to_mask = mask;
+        mine->plen = plen;
+        if (plen > 0) {
+            memcpy(pg_flat_data(mine), pay, plen);
+        }
+    }
+    c->phase = 1;
+    pg_flat_publish(f, seq);
+    pg->flat_wait = seq;
+    while (!pg_flat_all_in(f, seq)) {
+        if (c->failed || c_step(c) < 0) {
+            /* take the stamp back: a late peer then learns of the ABORT
+             * instead of finishing without us */
+            atomic_store(&mine->seq, 0);
+            pg->flat_wait = 0;
+            return -1;
+        }
+    }
+    pg->flat_wait = 0;
+    const uint8_t *m[P];
+    uint32_t len[P];
+    pg_flat_slot *sl_[P];
+    size_t total = 0;
+    for (int q = 0; q < P; q++) {
+        sl_[q] = pg_flat_slot_at(f, seq, q);
+        m[q] = sl_[q]->meta;
+        len[q] = sl_[q]->meta_len;
+        if (len[q] == 0) {
+            return 1;
+        }
+        total += q != r && rc != NULL ? pg_pad8(rc[q]) : 0;
+    }
+    if (c_validate(c, m, len) < 0) {
+        return -1;
+    }
+    char *buf = total ? c_temp(c, total, NULL) : NULL;
+    if (total && buf == NULL) {
+        return -1;
+    }
+    bool size_mismatch = false;
+    for (int q = 0; q < P; q++) {
+        if (q == r) {
+            continue;
+        }
+        size_t want = rc != NULL ? rc[q] : 0;
+        size_t got = (sl_[q]->to_mask >> r) & 1 ? sl_[q]->plen : 0;
+        size_mismatch |= got != want;
+        c->p1data[q] = buf;
+        if (got == want && want > 0) {
+            memcpy(buf, pg_flat_data(sl_[q]), want);
+        }
+        buf += pg_pad8(want);
+    }
+    /* a peer two operations ahead (it gave up on this one and the next)
+     * may have refilled its slot meanwhile */
+    for (int q = 0; q < P; q++) {
+        if (!flat_in(c, q)) {
+            return c_fail(c, "rank %d abandoned this collective (sequence number %lld)",
+                          q, (long long)seq);
+        }
+    }
+    if (size_mismatch) {
+        c->no_abort = true;
+        return c_fail(c, "the ranks disagree on the size of the data");
+    }
+    c->phase = 2;
+    return 0;
+}
+
 /* Send my description to every peer (with payload sp[q] of sl[q] bytes
  * when sp[q] is set) and take theirs (expecting rc[q] payload bytes, which
  * land in c->p1data[q]); then check them all. */
@@ -557,6 +678,12 @@ c_exchange(coll *c, char **sp, size_t *sl, ct_tensor *keep, size_t *rc)
     c->p1data = calloc((size_t)P, sizeof *c->p1data);
     if (c->meta_rx == NULL || c->p1data == NULL) {
         return c_fail(c, "out of memory");
+    }
+    if (c->pg->flat != NULL) {
+        int k = c_exchange_flat(c, sp, sl, rc);
+        if (k <= 0) {
+            return k;
+        }
     }
     size_t total = 0;
     for (int q = 0; q < P; q++) {

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -397,6 +398,18 @@ ct_work_wait(ct_work *w, int64_t timeout_ms)
     return 0;
 }
 
+/* The CPUs this process may run on. */
+static int
+online_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        return CPU_COUNT(&set);
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
 /* --- the group ------------------------------------------------------------------ */
 
 ct_pg *
@@ -443,9 +456,12 @@ ct_pg_gloo_new(ct_store *store, int rank, int size, int64_t timeout_ms)
         ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo: eventfd: %s", strerror(errno));
         goto fail;
     }
-    if (size > 1 && pg_tcp_connect_mesh(pg, store) < 0) {
+    if (size > 1 && (pg_tcp_connect_mesh(pg, store) < 0 ||
+                     pg_flat_setup(pg, size <= 2 ? 256 * 1024 : 64 * 1024,
+                                   pg_now_ns() + timeout_ms * 1000000) < 0)) {
         goto fail;
     }
+    pg->oversub = pg->nshm + 1 > online_cpus();
     if (pthread_create(&pg->thread, NULL, progress_main, pg) != 0) {
         ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo: cannot start the progress thread");
         goto fail;
@@ -472,6 +488,8 @@ release_resources(ct_pg *pg)
     }
     pg->closed = true;
     pg_engine_free(pg);
+    pg_flat_close(pg->flat);
+    pg->flat = NULL;
     for (int q = 0; q < pg->size; q++) {
         if (q != pg->rank) {
             pg_link_close(&pg->links[q]);
@@ -491,6 +509,8 @@ abandon_inherited(ct_pg *pg)
     pg->closed = true;
     atomic_store(&pg->closing, 1);
     pg->thread_started = false;
+    pg_flat_close(pg->flat);
+    pg->flat = NULL;
     for (int q = 0; q < pg->size; q++) {
         if (q != pg->rank) {
             pg_shm_close(&pg->links[q]);

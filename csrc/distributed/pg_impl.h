@@ -121,6 +121,21 @@ typedef struct {
     _Alignas(64) char end[64];
 } pg_ring;
 
+/* --- the flat segment (transport_flat.c) ----------------------------------- */
+
+typedef struct pg_flat pg_flat;
+
+#define PG_FLAT_META_MAX 1024
+
+/* A rank's slot for one generation; its payload follows it. */
+typedef struct {
+    _Alignas(64) _Atomic int64_t seq; /* stamp: published last */
+    uint64_t to_mask;                 /* the ranks its payload is for */
+    uint64_t plen;                    /* payload bytes */
+    uint32_t meta_len;                /* 0: this rank's phase 1 goes by the rings */
+    _Alignas(64) uint8_t meta[PG_FLAT_META_MAX];
+} pg_flat_slot;
+
 /* --- engine entries -------------------------------------------------------- */
 
 enum {
@@ -241,6 +256,9 @@ struct ct_pg {
     int64_t timeout_ms;
     pg_link *links;             /* [size]; links[rank] unused */
     int nshm;
+    pg_flat *flat;              /* Note [Flat exchange]; NULL: not used */
+    int64_t flat_wait;          /* the sequence number a driver waits for */
+    bool oversub;               /* more local ranks than cores to run them */
     int efd;                    /* eventfd: kicks the driver */
     pthread_t thread;
     bool thread_started;
@@ -357,8 +375,26 @@ void pg_shm_wake(pg_link *l, uint32_t how);
 bool pg_shm_arm(pg_link *l, bool tx_pending, uint32_t how);
 void pg_shm_disarm(pg_link *l);
 
+/* transport_flat.c */
+/* Map a segment shared by the whole group when every rank can; the same
+ * choice on every rank (pg->flat set or left NULL).  -1: a peer went away. */
+int pg_flat_setup(ct_pg *pg, size_t data_cap, int64_t deadline);
+void pg_flat_close(pg_flat *f);
+size_t pg_flat_cap(const pg_flat *f);
+pg_flat_slot *pg_flat_slot_at(const pg_flat *f, int64_t seq, int q);
+char *pg_flat_data(pg_flat_slot *s);
+bool pg_flat_all_in(const pg_flat *f, int64_t seq);
+/* Stamp my slot; wake the sleepers when that completed the set. */
+void pg_flat_publish(pg_flat *f, int64_t seq);
+/* Count me as a sleeper: the bell's futex word and the value to wait on;
+ * *ready when every stamp is in after all.  pg_flat_disarm undoes it. */
+_Atomic uint32_t *pg_flat_arm(pg_flat *f, int64_t seq, uint32_t *bell, bool *ready);
+void pg_flat_disarm(pg_flat *f);
+
 /* transport_tcp.c */
 int pg_tcp_connect_mesh(ct_pg *pg, ct_store *store);
+/* Exactly n bytes on a socket before the deadline (setup only). */
+int pg_io_full(int fd, void *buf, size_t n, bool rd, int64_t deadline);
 size_t pg_tcp_tx_reserve(pg_link *l, char **p);
 void pg_tcp_tx_commit(pg_link *l, size_t n);
 int pg_tcp_flush(pg_link *l);           /* -1: connection lost (l->why set) */
@@ -391,6 +427,7 @@ void pg_idle(ct_pg *pg, int64_t *idle_since, int64_t deadline);
 void pg_moved(ct_pg *pg, int64_t *idle_since);
 /* Work left for the engine (streams to finish, receives posted). */
 bool pg_engine_busy(const ct_pg *pg);
+bool pg_have_futex_waitv(void);
 void pg_link_fail(ct_pg *pg, pg_link *l, const char *why);
 /* Why a peer abandoned collective `seq` (borrowed), or NULL. */
 const char *pg_peer_aborted(pg_link *l, int64_t seq);

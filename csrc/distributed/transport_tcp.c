@@ -126,8 +126,8 @@ remaining_ms(int64_t deadline)
 
 /* Read or write exactly n bytes on a blocking-mode socket before the
  * deadline; -1 with errno (ETIMEDOUT, or 0 for EOF -> ECONNRESET). */
-static int
-io_full(int fd, void *buf, size_t n, bool rd, int64_t deadline)
+int
+pg_io_full(int fd, void *buf, size_t n, bool rd, int64_t deadline)
 {
     char *p = buf;
     while (n > 0) {
@@ -379,8 +379,8 @@ pg_tcp_connect_mesh(ct_pg *pg, ct_store *store)
         }
         hello_msg h = {HELLO_MAGIC, me, P, gen, (int32_t)getpid(), 0};
         hello_ack a;
-        if (io_full(l->fd, &h, sizeof h, false, deadline) < 0 ||
-            io_full(l->fd, &a, sizeof a, true, deadline) < 0 ||
+        if (pg_io_full(l->fd, &h, sizeof h, false, deadline) < 0 ||
+            pg_io_full(l->fd, &a, sizeof a, true, deadline) < 0 ||
             a.magic != HELLO_MAGIC || a.rank != q) {
             ct_error(CT_ERR_RUNTIME,
                      "ProcessGroupGloo: connecting to rank %d failed: %s", q,
@@ -392,7 +392,7 @@ pg_tcp_connect_mesh(ct_pg *pg, ct_store *store)
             ok = 'S';
             l->shm = true;
         }
-        if (io_full(l->fd, &ok, 1, false, deadline) < 0) {
+        if (pg_io_full(l->fd, &ok, 1, false, deadline) < 0) {
             ct_error(CT_ERR_RUNTIME,
                      "ProcessGroupGloo: connecting to rank %d failed: %s", q,
                      strerror(errno));
@@ -426,7 +426,7 @@ pg_tcp_connect_mesh(ct_pg *pg, ct_store *store)
             continue;
         }
         hello_msg h;
-        if (io_full(fd, &h, sizeof h, true, deadline) < 0 || h.magic != HELLO_MAGIC) {
+        if (pg_io_full(fd, &h, sizeof h, true, deadline) < 0 || h.magic != HELLO_MAGIC) {
             close(fd); /* not one of ours */
             continue;
         }
@@ -461,7 +461,7 @@ pg_tcp_connect_mesh(ct_pg *pg, ct_store *store)
                 acc_shm[h.rank] = 1;
             }
         }
-        if (io_full(fd, &a, sizeof a, false, deadline) < 0) {
+        if (pg_io_full(fd, &a, sizeof a, false, deadline) < 0) {
             ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo: rank %d went away during setup",
                      h.rank);
             goto done;
@@ -470,7 +470,7 @@ pg_tcp_connect_mesh(ct_pg *pg, ct_store *store)
     for (int q = me + 1; q < P; q++) {
         pg_link *l = &pg->links[q];
         char ok = 'T';
-        if (io_full(l->fd, &ok, 1, true, deadline) < 0) {
+        if (pg_io_full(l->fd, &ok, 1, true, deadline) < 0) {
             ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo: rank %d went away during setup",
                      q);
             goto done;

@@ -25,7 +25,10 @@
  * bytes per direction, default 1 MiB), CTORCH_GLOO_NO_FUTEX (wake-ups by
  * socket bytes only), CTORCH_GLOO_SPIN_US (the most a waiter spins,
  * default 10), CTORCH_GLOO_DIRECT_MAX (bytes up to which a reduction sends
- * everything to everyone).
+ * everything to everyone), CTORCH_GLOO_FLAT=0 (no group-wide shared segment:
+ * descriptions and small payloads go pair-wise through the rings),
+ * CTORCH_GLOO_OVS="spin_ns,yield_ns" (how a waiter spins, then yields, when
+ * this host has more ranks of the group than CPUs; default "0,200000").
  */
 #ifndef CTORCH_C10D_H
 #define CTORCH_C10D_H
