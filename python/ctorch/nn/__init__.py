@@ -4,3 +4,5 @@ the heavy kernels with their derivatives in C (aten/cpu/, csrc/autograd/)."""
 from .modules import *  # noqa: F401,F403
 from .parameter import Parameter  # noqa: F401
 from . import functional, init, utils  # noqa: F401
+from . import parallel  # noqa: F401,E402
+from .parallel import DataParallel  # noqa: F401,E402

@@ -1,0 +1,3 @@
+"""torch.distributed.algorithms.ddp_comm_hooks: communication hooks for
+DistributedDataParallel.register_comm_hook."""
+from . import default_hooks  # noqa: F401
