@@ -617,6 +617,24 @@ accumulate_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
             ct_tensor_incref(g);
             v->grad = g;
         }
+        else if (!ct_grad_enabled() && g->dtype == v->dtype &&
+                 ct_tensor_is_contiguous(v)) {
+            /* a transposed gradient (mm's backward) is stored in v's
+             * layout, as PyTorch's layout contract does: the optimizer and
+             * DDP then read .grad contiguously */
+            v->grad = ct_contiguous(g);
+            if (v->grad == NULL) {
+                return -1;
+            }
+            if (v->grad == g) {
+                /* ct_contiguous handed back g itself: copy it */
+                ct_tensor_decref(v->grad);
+                v->grad = ct_clone(g);
+                if (v->grad == NULL) {
+                    return -1;
+                }
+            }
+        }
         else {
             v->grad = ct_grad_enabled() ? ctag_to_dtype(g, v->dtype, true)
                                         : ct_clone(g);
