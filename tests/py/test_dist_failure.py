@@ -296,3 +296,86 @@ def test_peer_killed_during_op(name, asyn):
     # shown with -s: the figures of the report
     print("kill-to-raise %s%s: %s" % (name, " async" if asyn else "", ", ".join(
         "%.3f/%.3f s" % t for t in took)))
+
+
+# ---- a peer alive but skipping the operation --------------------------------------
+
+SKIP_TIMEOUT = 1.5
+
+
+def _skipper(r, world, path):
+    _init(r, world, path, timeout=SKIP_TIMEOUT)
+    out = {}
+    t = ctorch.ones(4)
+    # ranks 1 and 2 skip an all_reduce: rank 0 gives up after the timeout
+    if r == 0:
+        out["skip2"] = error_of(lambda: dist.all_reduce(t))
+        out["skip2_untouched"] = t.tolist() == [1.0] * 4
+    else:
+        time.sleep(SKIP_TIMEOUT + 0.5)
+        # rank 0 gave up on this one: it fails at once for the latecomers
+        out["late"] = error_of(lambda: dist.all_reduce(t))
+    dist.barrier()
+    # rank 2 skips a broadcast: ranks 0 and 1 name it
+    b = ctorch.full((3,), float(r))
+    if r != 2:
+        out["skip1"] = error_of(lambda: dist.broadcast(b, 1))
+        out["skip1_b"] = b.tolist()
+    else:
+        time.sleep(SKIP_TIMEOUT + 0.5)
+        error_of(lambda: dist.broadcast(b, 1))
+    dist.barrier()
+    # Work.wait(timeout) raises on time; the work goes on and completes
+    t = ctorch.full((4,), float(r + 1))
+    if r == 0:
+        w = dist.all_reduce(t, async_op=True)
+        out["wait"] = error_of(lambda: w.wait(T(seconds=0.3)))
+        out["wait_done"] = w.is_completed()
+        out["later"] = w.wait()
+    else:
+        time.sleep(0.7)
+        dist.all_reduce(t)
+    out["sum"] = t.tolist()
+    # and the group is usable
+    t = ctorch.ones(2)
+    dist.all_reduce(t)
+    out["after"] = t.tolist()
+    g = [ctorch.zeros(1) for _ in range(world)]
+    dist.all_gather(g, ctorch.full((1,), float(r)))
+    out["gathered"] = [x.item() for x in g]
+    dist.destroy_process_group()
+    return out
+
+
+def test_peer_skips_op():
+    res = values_of(spawn(3, _skipper))
+    lo, hi = SKIP_TIMEOUT * 0.9, SKIP_TIMEOUT * 1.1
+    msg, took = res[0]["skip2"]
+    assert msg == ("ProcessGroupGloo::allreduce: timed out after 1500 ms: ranks 1, 2 never "
+                   "arrived at this collective (sequence number 1)"), msg
+    assert lo <= took <= hi, took
+    assert res[0]["skip2_untouched"]
+    for r in (1, 2):
+        msg, took = res[r]["late"]
+        assert msg.startswith("ProcessGroupGloo::allreduce: rank 0 abandoned this "
+                              "collective"), msg
+        assert took < 0.5, took
+    for r in (0, 1):
+        msg, took = res[r]["skip1"]
+        # rank 1 may hear first that rank 0 gave up (then with rank 0's reason)
+        assert msg.startswith("ProcessGroupGloo::broadcast: "), msg
+        assert msg.endswith("timed out after 1500 ms: rank 2 never arrived at this "
+                            "collective (sequence number 3)"), msg
+        assert lo <= took <= hi, took
+        assert res[r]["skip1_b"] == [float(r)] * 3
+    msg, took = res[0]["wait"]
+    assert msg == "Operation timed out!"
+    assert 0.27 <= took <= 0.6, took
+    assert res[0]["wait_done"] is False and res[0]["later"] is True
+    for r in range(3):
+        assert res[r]["sum"] == [6.0] * 4
+        assert res[r]["after"] == [3.0] * 2
+        assert res[r]["gathered"] == [0.0, 1.0, 2.0]
+    print("skip: timeout 1.5 s, raised after %.3f s (rank 0; ranks 1, 2 skipping) and %.3f/%.3f s (ranks 0, 1; rank 2 "
+          "skipping); wait(0.3 s) after %.3f s" % (res[0]["skip2"][1], res[0]["skip1"][1],
+                                                  res[1]["skip1"][1], res[0]["wait"][1]))
