@@ -61,8 +61,8 @@ def _init(r, world, path, timeout=30.0):
 def spawn(world, fn, *args, ranks=None, limit=60.0, path=None):
     """Fork one process per rank in `ranks` (default: all of `world`); rank r
     runs fn(r, world, path, *args) with `path` a fresh FileStore file.
-    Returns {rank: ("ok", value) | ("err", traceback) | None}, None for a
-    rank that gave no result (it killed itself).  Every rank stays alive
+    Returns [(rank, ("ok", value) | ("err", traceback) | None)] in launch
+    order, None for a rank that gave no result (it killed itself).  Every rank stays alive
     until all have answered or died."""
     ranks = list(range(world)) if ranks is None else ranks
     own = path is None
@@ -122,13 +122,14 @@ def spawn(world, fn, *args, ranks=None, limit=60.0, path=None):
                 if os.path.exists(p):
                     os.unlink(p)
     assert not open_fds, "ranks did not finish within %.0f s" % limit
-    return {r: (pickle.loads(bufs[rfd]) if bufs[rfd] else None) for r, _, rfd in kids}
+    return [(r, pickle.loads(bufs[rfd]) if bufs[rfd] else None) for r, _, rfd in kids]
 
 
 def values_of(res, dead=()):
     """The ranks' return values; fails with a rank's traceback."""
     out = {}
-    for r, v in res.items():
+    for r, v in res:
+        assert r not in out
         if r in dead:
             assert v is None, "rank %d was to die: %r" % (r, v)
             continue
@@ -379,3 +380,113 @@ def test_peer_skips_op():
     print("skip: timeout 1.5 s, raised after %.3f s (rank 0; ranks 1, 2 skipping) and %.3f/%.3f s (ranks 0, 1; rank 2 "
           "skipping); wait(0.3 s) after %.3f s" % (res[0]["skip2"][1], res[0]["skip1"][1],
                                                   res[1]["skip1"][1], res[0]["wait"][1]))
+
+
+# ---- a rank that never joins; a rank claimed twice ----------------------------------
+
+def _join(r, world, path, seconds):
+    t0 = time.monotonic()
+    try:
+        _init(r, world, path, timeout=seconds)
+    except RuntimeError as e:
+        return str(e), time.monotonic() - t0
+    t = ctorch.ones(1)
+    dist.all_reduce(t)
+    time.sleep(0.5)                    # the second claimant of a rank still finds us
+    dist.destroy_process_group()
+    return "ok %s" % t.item(), time.monotonic() - t0
+
+
+def test_rank_never_joins():
+    res = values_of(spawn(3, _join, 2.0, ranks=[0, 2]))
+    for r, (msg, took) in res.items():
+        assert msg.startswith("Timed out initializing process group in store based "
+                              "barrier on rank: "), msg
+        assert msg.endswith("(world_size=3, worker_count=2, timeout=0:00:02): rank 1 never "
+                            "joined"), msg
+        assert 1.8 <= took <= 3.0, took
+
+
+def test_rank_claimed_twice():
+    res = spawn(2, _join, 10.0, ranks=[0, 1, 1])
+    for r, v in res:
+        assert v is not None and v[0] == "ok", (r, v)
+    msgs = [v[1][0] for _, v in res]
+    errors = [m for m in msgs if not m.startswith("ok")]
+    # the second claimant of rank 1 fails at once; ranks 0 and the first
+    # claimant complete the group, or (when the second claimed first while
+    # rank 0 was still missing) all three fail with the same message
+    assert len(errors) in (1, 3), msgs
+    for m in errors:
+        assert re.fullmatch(r"init_process_group: rank 1 is claimed by two processes "
+                            r"\(pid \d+ on \S+ and pid \d+ on \S+\); every process "
+                            r"needs its own rank in \[0, 2\)", m), msgs
+    if len(errors) == 1:
+        assert [m for m in msgs if m.startswith("ok")] == ["ok 2.0"] * 2, msgs
+    for _, v in res:
+        assert v[1][1] < 5.0, res
+
+
+# ---- tensors that differ across ranks ------------------------------------------------
+
+def _mismatch(r, world, path):
+    _init(r, world, path)
+    out = {}
+    big = 300001                       # several pieces: a partial write would show
+
+    def attempt(key, fn, *watch):
+        before = [w.clone() for w in watch]
+        out[key] = error_of(fn)[0]
+        out[key + "_untouched"] = all(bool((w == b).all()) for w, b in zip(watch, before))
+
+    # all_reduce: numel (rank 2 has more elements), then dtype
+    t = ctorch.full((big + (r == 2),), float(r + 1))
+    attempt("numel", lambda: dist.all_reduce(t), t)
+    t = ctorch.full((7,), float(r + 1), dtype=ctorch.float64 if r == 1 else ctorch.float32)
+    attempt("dtype", lambda: dist.all_reduce(t), t)
+    # broadcast from rank 1 into a shorter tensor on rank 0
+    t = ctorch.full((big - (r == 0) * 1000,), float(r))
+    attempt("broadcast", lambda: dist.broadcast(t, 1), t)
+    # all_gather: rank 2 contributes a [2, 4] where the others give [6]
+    # (the same numel in another shape is fine, as in gloo)
+    shape = (2, 4) if r == 2 else (6,)
+    x = ctorch.full(shape, float(r))
+    outs = [ctorch.full(shape, -1.0) for _ in range(world)]
+    attempt("all_gather", lambda: dist.all_gather(outs, x), *outs)
+    # send / recv: rank 0 sends 3 int64 to rank 1, which expects 4 float32
+    if r == 0:
+        attempt("send", lambda: dist.send(ctorch.ones(3, dtype=ctorch.int64), 1))
+    elif r == 1:
+        t = ctorch.full((4,), 5.0)
+        attempt("recv", lambda: dist.recv(t, 0), t)
+    # the group is usable afterwards
+    t = ctorch.ones(big)
+    dist.all_reduce(t)
+    out["after"] = bool((t == float(world)).all())
+    return out
+
+
+def test_mismatch_raises_on_every_rank():
+    res = values_of(spawn(3, _mismatch))
+    for r, out in res.items():
+        for key in ("numel", "dtype", "broadcast", "all_gather", "send", "recv"):
+            if key in out:
+                assert out[key + "_untouched"], (r, key)
+        assert out["after"], r
+        m = out["numel"]
+        assert m.startswith("ProcessGroupGloo::allreduce: "), m
+        assert "size [300001]" in m and "size [300002]" in m, m
+        m = out["dtype"]
+        assert "torch.float32" in m and "torch.float64" in m, m
+        m = out["broadcast"]
+        assert m.startswith("ProcessGroupGloo::broadcast: "), m
+        assert "size [300001]" in m and "size [299001]" in m, m
+        m = out["all_gather"]
+        assert m.startswith("ProcessGroupGloo::allgather: "), m
+        assert "size [2, 4]" in m and "size [6]" in m, m
+    assert res[0]["send"] == ("ProcessGroupGloo::send: rank 1 expected a tensor of size [4] "
+                              "and dtype torch.float32, but this rank sent one of size [3] "
+                              "and dtype torch.int64")
+    assert res[1]["recv"] == ("ProcessGroupGloo::recv: rank 0 sent a tensor of size [3] and "
+                              "dtype torch.int64, but this rank expected one of size [4] and "
+                              "dtype torch.float32")
