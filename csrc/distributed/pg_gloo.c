@@ -589,3 +589,9 @@ ct_pg_shm_peers(const ct_pg *pg)
 {
     return pg->nshm;
 }
+
+bool
+ct_pg_flat(const ct_pg *pg)
+{
+    return pg->flat != NULL;
+}

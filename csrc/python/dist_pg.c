@@ -396,6 +396,13 @@ pg_shm_peers(PyObject *self, PyObject *unused)
 }
 
 static PyObject *
+pg_flat(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return pg_live(self) < 0 ? NULL : PyBool_FromLong(ct_pg_flat(PG(self)));
+}
+
+static PyObject *
 pg_shutdown(PyObject *self, PyObject *unused)
 {
     (void)unused;
@@ -813,6 +820,8 @@ static PyMethodDef pg_methods[] = {
     {"name", pg_name, METH_NOARGS, "The backend's name: 'gloo'."},
     {"_shm_peers", pg_shm_peers, METH_NOARGS,
      "How many peers this rank reaches through shared memory."},
+    {"_flat", pg_flat, METH_NOARGS,
+     "Whether the whole group shares one segment for small collectives."},
     {"_shutdown", pg_shutdown, METH_NOARGS,
      "Fail pending work and release every socket, thread and shared segment."},
     CTPY_METH("broadcast", pg_broadcast,

@@ -90,6 +90,9 @@ int64_t ct_pg_timeout_ms(const ct_pg *pg);
 int ct_pg_shutdown(ct_pg *pg);
 /* How many peers this rank reaches through shared memory (for tests). */
 int ct_pg_shm_peers(const ct_pg *pg);
+/* Whether phase 1 of a collective goes through one segment shared by the
+ * whole group (every rank on this host; for tests). */
+bool ct_pg_flat(const ct_pg *pg);
 
 /* --- operations (ranks are ranks in this group) ----------------------- */
 ct_work *ct_pg_broadcast(ct_pg *pg, ct_tensor *const *t, int n, int root,

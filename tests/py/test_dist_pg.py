@@ -10,7 +10,8 @@ operation x dtype x ReduceOp over sizes 0, 1, odd and large (ring and tree
 paths), non-contiguous tensors, tensor lists, tags, any-source receives,
 async overlap, tensors that differ across ranks (an error on every rank and
 no partial write), a killed rank, a rank that never comes, Work.wait(timeout),
-shutdown releasing descriptors and threads, the TCP path, and a stress run
+shutdown releasing descriptors and threads, the group-wide shared segment
+of small collectives (against the pair-wise path), the TCP path, and a stress run
 of mixed collectives with random sizes.
 """
 import datetime
@@ -392,6 +393,80 @@ def _dtype_matrix(pg, r, world):
 def test_every_dtype_in_every_collective(world):
     for bad in run(world, _dtype_matrix):
         assert bad == []
+
+
+# ---- the group-wide segment (Note [Flat exchange]) ----------------------------------
+
+def _flat(pg, r, world, full):
+    """Small collectives with every rank on this host: every dtype x op,
+    strided tensors, and float32 values whose reduced bits are compared
+    across ranks and with the pair-wise path (CTORCH_GLOO_FLAT=0)."""
+    out = {"flat": pg._flat(), "bad": _allreduce_matrix(pg, r, world, [1, 7]) if full else []}
+    rng = random.Random(1234 + r)
+    mine = [rng.uniform(-1, 1) for _ in range(33)]
+    t = ctorch.zeros(33, 2)[:, 1]                       # strided
+    t.copy_(ctorch.tensor(mine))
+    pg.allreduce([t], SUM).wait()
+    a = t.tolist()
+    t = ctorch.tensor(mine, dtype=ctorch.float64)
+    pg.allreduce([t], PRODUCT).wait()
+    b = ctorch.tensor(mine)
+    pg.reduce([b], world - 1, SUM).wait()
+    c = ctorch.zeros(9, 3)[:, 2]
+    if r == 1:
+        c.copy_(ctorch.arange(9.0))
+    pg.broadcast([c], 1).wait()
+    outs = [ctorch.zeros(3, 2)[:, 0] for _ in range(world)]
+    pg.allgather([outs], [ctorch.full((3,), float(r))]).wait()
+    pg.barrier().wait()
+    out["sums"] = [a, t.tolist(), b.tolist() if r == world - 1 else None]
+    out["bcast"] = c.tolist() == [float(i) for i in range(9)]
+    out["gather"] = [o.tolist() for o in outs] == [[float(q)] * 3 for q in range(world)]
+    # one rank's payload fits the segment, another's does not: both sides
+    # take the rings, and the rings tell them apart
+    x = ctorch.ones(2 if r == 0 else 100000)
+    out["mixed"] = error_text(lambda: pg.allreduce([x], SUM).wait())
+    y = ctorch.ones(3)
+    pg.allreduce([y], SUM).wait()
+    out["after"] = y.tolist() == [float(world)] * 3
+    return out
+
+
+@pytest.mark.parametrize("world", [3, 4])
+def test_flat_segment(world):
+    flat = run(world, _flat, True)
+    rings = run(world, _flat, False, env={"CTORCH_GLOO_FLAT": "0"})
+    for res in flat + rings:
+        assert res["bad"] == [] and res["bcast"] and res["gather"] and res["after"]
+        assert "rank 0 has a tensor of size [2]" in res["mixed"]
+        assert "rank 1 has one of size [100000]" in res["mixed"]
+    assert [res["flat"] for res in flat + rings] == [True] * world + [False] * world
+    # the same bits on every rank and through either path
+    sums = [res["sums"] for res in flat + rings]
+    assert all(s[:2] == sums[0][:2] for s in sums)
+    assert sums[world - 1][2] == sums[-1][2] is not None
+
+
+def _flat_dead(pg, r, world):
+    """Rank 2 dies without arriving while the others wait in the segment."""
+    assert pg._flat()
+    pg.allreduce([ctorch.ones(2)], SUM).wait()
+    if r == 2:
+        time.sleep(0.3)
+        os.kill(os.getpid(), signal.SIGKILL)
+    t0 = time.monotonic()
+    first = error_text(lambda: pg.allreduce([ctorch.ones(2)], SUM).wait())
+    took = time.monotonic() - t0
+    return first, took, error_text(lambda: pg.barrier().wait())
+
+
+def test_flat_dead_peer():
+    for first, took, nxt in _run_survivors(3, _flat_dead, dead=2, pg_timeout=60.0):
+        # (or "rank 1 abandoned this collective ...: rank 2 is gone" when
+        # rank 1 saw it first)
+        assert first.startswith("ProcessGroupGloo::allreduce: ") and "rank 2 is gone" in first
+        assert took < 2.3, took
+        assert nxt.startswith("ProcessGroupGloo::barrier: ") and "rank 2 is gone" in nxt
 
 
 def test_world_size_one():
