@@ -255,7 +255,20 @@ def run_script_path(training_script, *training_script_args):
     runpy.run_path(sys.argv[0], run_name="__main__")
 
 
+def _workers_import_ctorch_as_torch():
+    """Python workers find `import torch` as ctorch, as under bin/ctorchrun
+    (the shim package first on PYTHONPATH): a PyTorch script launched by
+    ctorch's launcher runs on ctorch."""
+    pkg = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    shim = os.path.join(pkg, "ctorch", "_shim")
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if shim not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([shim, pkg] + paths)
+    os.environ["CTORCH_TORCH_NAMES"] = "1"
+
+
 def run(args):
+    _workers_import_ctorch_as_torch()
     if args.standalone:
         args.rdzv_backend = "c10d"
         args.rdzv_endpoint = "localhost:0"

@@ -142,7 +142,9 @@ class _Agent:
         """Rendezvous, then start this node's workers for the next attempt."""
         cfg = self.config
         info = self.info = self.rdzv.next_rendezvous(cfg.nproc_per_node)
-        restart_count = cfg.max_restarts - self.remaining
+        # the round, not this node's own count: every node of a round agrees
+        # on it, and the workers' store keys (/worker/attempt_N) depend on it
+        restart_count = self.rdzv.round
         world_size = sum(info.local_world_sizes)
         base_rank = sum(info.local_world_sizes[:info.group_rank])
         attempt_dir = os.path.join(self.log_dir, f"attempt_{restart_count}")
