@@ -490,3 +490,118 @@ def test_mismatch_raises_on_every_rank():
     assert res[1]["recv"] == ("ProcessGroupGloo::recv: rank 0 sent a tensor of size [3] and "
                               "dtype torch.int64, but this rank expected one of size [4] and "
                               "dtype torch.float32")
+
+
+# ---- destroy_process_group releases everything; stale FileStore files ---------------
+
+def _resources():
+    with open("/proc/self/maps") as f:
+        maps = [ln for ln in f if "ctorch-gloo" in ln or "/dev/shm/" in ln]
+    fds = os.listdir("/proc/self/fd")
+    socks = 0
+    for fd in fds:
+        try:
+            socks += os.readlink("/proc/self/fd/" + fd).startswith("socket:")
+        except OSError:                # the listing's own descriptor
+            pass
+    return {"fds": len(fds), "sockets": socks,
+            "threads": len(os.listdir("/proc/self/task")), "shm_maps": len(maps)}
+
+
+def _released(before, now):
+    return {k: v for k, v in now.items() if k != "fds"} == {
+        k: v for k, v in before.items() if k != "fds"}
+
+
+def _destroy_and_again(r, world, path):
+    # warm up what stays (the kernels' thread pool, allocator caches)
+    (ctorch.ones(1 << 20) + 1).sum()
+    before = _resources()
+    _init(r, world, path)
+    sub = dist.new_group([0, 1])
+    t = ctorch.ones(1 << 20)
+    dist.all_reduce(t)
+    g = [ctorch.zeros(3) for _ in range(world)]
+    dist.all_gather(g, ctorch.full((3,), float(r)))
+    if r < 2:
+        dist.all_reduce(t, group=sub)
+    w = dist.all_reduce(ctorch.ones(5), async_op=True)
+    w.wait()
+    during = _resources()
+    dist.destroy_process_group()
+    # sockets, threads and shared memory go at once, though `sub` and `w`
+    # still hold their groups (each keeps its store and wake-up eventfd
+    # until freed)
+    held = _resources()
+    del sub, w
+    after = _resources()
+    # a second group in the same process (a new file: file:// is one-shot)
+    _init(r, world, path + ".2")
+    t = ctorch.full((4,), float(r))
+    dist.all_reduce(t)
+    again = t.tolist()
+    dist.destroy_process_group()
+    return before, during, held, after, again, _resources()
+
+
+def test_destroy_releases_and_init_again():
+    fd, path = tempfile.mkstemp(prefix="ctorch_fail_")
+    os.close(fd)
+    os.unlink(path)
+    try:
+        res = values_of(spawn(3, _destroy_and_again, path=path))
+    finally:
+        for p in (path, path + ".lock", path + ".2", path + ".2.lock"):
+            if os.path.exists(p):
+                os.unlink(p)
+    for r, (before, during, held, after, again, last) in res.items():
+        # while the groups live: sockets to the peers, the shared rings, a
+        # progress thread
+        assert during["sockets"] > before["sockets"], (r, before, during)
+        assert during["threads"] > before["threads"], (r, before, during)
+        assert during["shm_maps"] > 0
+        assert _released(before, held), (r, before, held)
+        assert after == before, (r, before, during, after)
+        assert last == before, (r, before, last)
+        assert again == [3.0] * 4
+
+
+def _then_killed(r, world, path, when):
+    if when == "init" and r == 1:
+        os.kill(os.getpid(), signal.SIGKILL)      # the others wait for it in init
+    try:
+        _init(r, world, path, timeout=1.0)
+        dist.all_reduce(ctorch.ones(2))
+    except RuntimeError:
+        return                         # rank 1 never came: the others exit cleanly
+    dist.all_reduce(ctorch.ones(1 << 16), async_op=True)
+    os.kill(os.getpid(), signal.SIGKILL)   # every rank, mid-run
+
+
+def _next_run(r, world, path):
+    t0 = time.monotonic()
+    _init(r, world, path, timeout=10.0)
+    t = ctorch.full((3,), float(r))
+    dist.all_reduce(t)
+    dist.destroy_process_group()
+    return t.tolist(), time.monotonic() - t0
+
+
+@pytest.mark.parametrize("when", ["init", "running"])
+def test_filestore_left_by_killed_run(when):
+    fd, path = tempfile.mkstemp(prefix="ctorch_fail_")
+    os.close(fd)
+    os.unlink(path)
+    try:
+        first = spawn(3, _then_killed, when, path=path)
+        assert os.path.exists(path)    # left behind, keys and all
+        if when == "running":
+            assert all(v is None for _, v in first), first
+        res = values_of(spawn(3, _next_run, path=path, limit=30))
+        for r, (t, took) in res.items():
+            assert t == [3.0] * 3
+            assert took < 5.0, took
+    finally:
+        for p in (path, path + ".lock"):
+            if os.path.exists(p):
+                os.unlink(p)

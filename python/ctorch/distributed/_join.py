@@ -15,6 +15,13 @@ exit would close the store under them).
 
 The claim token names host and pid: a claim whose process is gone (a
 FileStore left by a killed run) is taken over, not reported.
+
+The keys live under <base>#<epoch>.  A FileStore closed cleanly keeps its
+keys (c10d's rule), so a run whose join failed (a rank killed before it
+came, the others timed out) leaves its abort behind, and the next run on
+that file would raise it at once.  A join that failed and whose claimants
+are all gone is stale: the first process to see that moves <base>/epoch on
+(compare_set, so every process lands on the same epoch) and joins afresh.
 """
 import os
 import socket
@@ -93,13 +100,38 @@ def _timeout_message(rank, base, world_size, missing, timeout):
                         _rank_list(missing)))
 
 
+def _stale(store, key_base, world_size):
+    """True when the join under key_base failed and every process that
+    claimed a rank in it is gone."""
+    if not store.check([key_base + "/abort"]):
+        return False
+    for r in range(world_size):
+        k = "%s/claim/%d" % (key_base, r)
+        if store.check([k]) and not _owner_gone(store.get(k).decode(errors="replace")):
+            return False
+    return True
+
+
+def _key_base(store, base, world_size):
+    """<base>#<epoch>, past any stale epochs (see the module's note)."""
+    epoch_key = base + "/epoch"
+    epoch = store.compare_set(epoch_key, "", "0").decode()
+    while _stale(store, "%s#%s" % (base, epoch), world_size):
+        epoch = store.compare_set(epoch_key, epoch, str(int(epoch) + 1)).decode()
+    return "%s#%s" % (base, epoch)
+
+
 def arrive(store, base, rank, world_size, timeout, claim):
     """Check in as `rank` and wait until all `world_size` ranks have.
 
     claim: detect a second process claiming the same rank (init); new_group
     only checks in.  Raises RuntimeError naming the missing ranks after
-    `timeout` (a timedelta), or the double claim.
+    `timeout` (a timedelta), or the double claim.  Returns the base of the
+    keys used (depart takes it).
     """
+    name = base
+    if claim:
+        base = _key_base(store, base, world_size)
     keys = ["%s/rank/%d" % (base, r) for r in range(world_size)]
     abort_key = base + "/abort"
     if claim:
@@ -129,16 +161,18 @@ def arrive(store, base, rank, world_size, timeout, claim):
             raise e from None
         if missing:
             _fail(store, base, rank, keys,
-                  _timeout_message(rank, base, world_size, missing, timeout))
+                  _timeout_message(rank, name, world_size, missing, timeout))
     if store.check([abort_key]):
         msg = store.get(abort_key).decode(errors="replace")
         store.set("%s/ack/%d" % (base, rank), "1")
         raise RuntimeError(msg)
+    return base
 
 
 def depart(store, base, rank, world_size, timeout):
     """After building the group: rank 0 (the TCPStore's host) returns only
-    when every other rank has built it and is done with the store."""
+    when every other rank has built it and is done with the store.  `base`
+    is what arrive returned."""
     if rank != 0:
         store.set("%s/built/%d" % (base, rank), "1")
         return
@@ -154,5 +188,5 @@ def depart(store, base, rank, world_size, timeout):
             raise e from None
         if not missing:
             raise
-        raise RuntimeError(_timeout_message(rank, base + "/built", world_size, missing,
-                                            timeout)) from None
+        raise RuntimeError(_timeout_message(rank, base.split("#")[0] + "/built",
+                                            world_size, missing, timeout)) from None

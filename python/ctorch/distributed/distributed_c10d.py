@@ -370,7 +370,7 @@ def init_process_group(backend, init_method=None, timeout=default_pg_timeout,
     name = _next_group_name(group_name)
     _init_count += 1
     base = "ctorch_join:%d:%s" % (_init_count, name)
-    _join.arrive(store, base, rank, world_size, timeout, claim=True)
+    base = _join.arrive(store, base, rank, world_size, timeout, claim=True)
     _last_join[:] = ["%s/rank/%d" % (base, rank), rank]
     default_pg = _new_process_group_helper(world_size, rank, [], backend, store,
                                            pg_options=pg_options, group_name=name,
