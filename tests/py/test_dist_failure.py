@@ -24,12 +24,16 @@ test_dist_pg.py covers the same failures on _C.ProcessGroupGloo directly,
 test_dist_api.py the env:// rendezvous errors under ctorchrun.
 """
 import datetime
+import json
 import os
 import pickle
 import random
 import re
 import selectors
+import shutil
 import signal
+import subprocess
+import sys
 import tempfile
 import time
 import traceback
@@ -605,3 +609,213 @@ def test_filestore_left_by_killed_run(when):
         for p in (path, path + ".lock"):
             if os.path.exists(p):
                 os.unlink(p)
+
+
+# ---- stress: 1,000 mixed collectives with random sizes at world size 4 ---------------
+
+STRESS_KINDS = ["all_reduce", "broadcast", "all_gather", "all_gather_into_tensor",
+                "reduce_scatter", "reduce_scatter_tensor", "all_to_all_single", "reduce",
+                "gather", "scatter", "ring", "barrier"]
+
+
+def _stress(r, world, path, seed, count):
+    _init(r, world, path)
+    rng = random.Random(seed)          # the same sequence on every rank
+    F = ctorch.full
+    bad, pending = [], []
+    for i in range(count):
+        kind = rng.choice(STRESS_KINDS)
+        n = rng.choice([0, 1, 3, 17, 1000, 4099, 70000, 150001])
+        root = rng.randrange(world)
+        asyn = rng.random() < 0.3 and kind != "ring"
+        if kind == "all_reduce":
+            op = rng.choice([dist.ReduceOp.SUM, dist.ReduceOp.MAX, dist.ReduceOp.MIN])
+            t = F((n,), float(r + i % 5))
+            vals = [float(q + i % 5) for q in range(world)]
+            want = {dist.ReduceOp.SUM: sum, dist.ReduceOp.MAX: max,
+                    dist.ReduceOp.MIN: min}[op](vals)
+            w = dist.all_reduce(t, op=op, async_op=asyn)
+            check = (lambda t=t, v=want: bool((t == v).all()))
+        elif kind == "broadcast":
+            t = F((n,), float(r * 1000 + i))
+            w = dist.broadcast(t, root, async_op=asyn)
+            check = (lambda t=t, v=float(root * 1000 + i): bool((t == v).all()))
+        elif kind == "all_gather":
+            outs = [ctorch.zeros(n) for _ in range(world)]
+            w = dist.all_gather(outs, F((n,), float(r - i)), async_op=asyn)
+            check = (lambda outs=outs, i=i: all(bool((o == float(q - i)).all())
+                                                for q, o in enumerate(outs)))
+        elif kind == "all_gather_into_tensor":
+            o = ctorch.zeros(n * world)
+            w = dist.all_gather_into_tensor(o, F((n,), float(r * 2)), async_op=asyn)
+            want = ctorch.cat([F((n,), float(q * 2)) for q in range(world)])
+            check = (lambda o=o, want=want: bool((o == want).all()))
+        elif kind == "reduce_scatter":
+            o = ctorch.zeros(n)
+            w = dist.reduce_scatter(o, [F((n,), float(q * r + 1)) for q in range(world)],
+                                    op=dist.ReduceOp.MAX, async_op=asyn)
+            check = (lambda o=o, v=float(r * (world - 1) + 1): bool((o == v).all()))
+        elif kind == "reduce_scatter_tensor":
+            o = ctorch.zeros(n)
+            inp = ctorch.cat([F((n,), float(q + r)) for q in range(world)])
+            w = dist.reduce_scatter_tensor(o, inp, async_op=asyn)
+            v = float(sum(r + q for q in range(world)))
+            check = (lambda o=o, v=v: bool((o == v).all()))
+        elif kind == "all_to_all_single":
+            m = n % 7 + 1
+            o = ctorch.zeros(m * world)
+            inp = ctorch.cat([F((m,), float(r * 10 + q)) for q in range(world)])
+            w = dist.all_to_all_single(o, inp, async_op=asyn)
+            want = ctorch.cat([F((m,), float(q * 10 + r)) for q in range(world)])
+            check = (lambda o=o, want=want: bool((o == want).all()))
+        elif kind == "reduce":
+            t = F((n,), float(r + 1))
+            w = dist.reduce(t, root, op=dist.ReduceOp.PRODUCT, async_op=asyn)
+            v = 1.0
+            for q in range(world):
+                v *= q + 1
+            check = (lambda t=t, v=v if r == root else float(r + 1): bool((t == v).all()))
+        elif kind == "gather":
+            outs = [ctorch.zeros(n) for _ in range(world)] if r == root else None
+            w = dist.gather(F((n,), float(r + i)), outs, dst=root, async_op=asyn)
+            check = (lambda outs=outs, i=i: outs is None or all(
+                bool((o == float(q + i)).all()) for q, o in enumerate(outs)))
+        elif kind == "scatter":
+            t = ctorch.zeros(n)
+            ins = [F((n,), float(q * 3 + i)) for q in range(world)] if r == root else None
+            w = dist.scatter(t, ins, src=root, async_op=asyn)
+            check = (lambda t=t, v=float(r * 3 + i): bool((t == v).all()))
+        elif kind == "ring":
+            # each rank sends to the next and receives from the previous
+            t = ctorch.zeros(n)
+            reqs = [dist.isend(F((n,), float(r + i)), (r + 1) % world),
+                    dist.irecv(t, (r - 1) % world)]
+            for q in reqs:
+                q.wait()
+            w = None
+            check = (lambda t=t, v=float((r - 1) % world + i): bool((t == v).all()))
+        else:
+            w = dist.barrier(async_op=asyn)
+            check = (lambda: True)
+        if asyn:
+            pending.append((i, kind, n, w, check))
+        elif not check():
+            bad.append((i, kind, n))
+        if len(pending) > 4 or (pending and not asyn):
+            for j, k, m, pw, pc in pending:
+                pw.wait()
+                if not pc():
+                    bad.append((j, k, m))
+            pending = []
+    for j, k, m, pw, pc in pending:
+        pw.wait()
+        if not pc():
+            bad.append((j, k, m))
+    dist.destroy_process_group()
+    return bad
+
+
+def test_stress_mixed_collectives():
+    t0 = time.monotonic()
+    for r, bad in values_of(spawn(4, _stress, 4321, 1000, limit=120)).items():
+        assert bad == [], (r, bad[:10])
+    print("stress: 1000 mixed ops at world 4 in %.1f s" % (time.monotonic() - t0))
+
+
+# ---- two "hosts": network namespaces joined by a veth pair, through the front --------
+
+NETNS_WORKER = r"""
+import datetime, json, os
+import ctorch
+import ctorch.distributed as dist
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=20))
+rank, world = dist.get_rank(), dist.get_world_size()
+out = {"shm": dist.distributed_c10d._get_default_group()._shm_peers()}
+t = ctorch.full((5,), float(rank + 1))
+dist.all_reduce(t)
+out["all_reduce"] = t.tolist()
+t = ctorch.arange(300007, dtype=ctorch.float64) * (rank + 1)
+dist.all_reduce(t)
+out["all_reduce_large"] = bool((t == ctorch.arange(300007, dtype=ctorch.float64)
+                                * sum(range(1, world + 1))).all())
+b = ctorch.arange(100003, dtype=ctorch.int32) if rank == 3 else ctorch.zeros(100003,
+                                                                           dtype=ctorch.int32)
+dist.broadcast(b, 3)
+out["broadcast"] = bool((b == ctorch.arange(100003, dtype=ctorch.int32)).all())
+g = [ctorch.zeros(70001) for _ in range(world)]
+dist.all_gather(g, ctorch.full((70001,), float(rank * 10)))
+out["all_gather"] = [bool((x == q * 10.0).all()) for q, x in enumerate(g)]
+# across the hosts (0 <-> 2) and within one (0 <-> 1), both ways
+for peer in ([2, 1] if rank == 0 else [0] if rank in (1, 2) else []):
+    x = ctorch.full((50001,), float(rank * 100 + peer))
+    y = ctorch.zeros(50001)
+    if rank == 0:
+        dist.send(x, peer)
+        dist.recv(y, peer)
+    else:
+        dist.recv(y, peer)
+        dist.send(x, peer)
+    out["p2p_%d" % peer] = bool((y == float(peer * 100 + rank)).all())
+dist.barrier()
+dist.destroy_process_group()
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture
+def two_hosts():
+    """Network namespaces a (10.232.x.1) and b (10.232.x.2) joined by a
+    veth pair; skipped where they cannot be made (not root, no iproute2)."""
+    if os.geteuid() != 0 or shutil.which("ip") is None:
+        pytest.skip("needs root and iproute2")
+    tag = "%d" % (os.getpid() % 100000)
+    a, b = "ctfla" + tag, "ctflb" + tag
+    va, vb = "ctfa" + tag, "ctfb" + tag
+    net = "10.232.%d" % (os.getpid() % 250 + 1)
+    cmds = [["ip", "netns", "add", a], ["ip", "netns", "add", b],
+            ["ip", "link", "add", va, "type", "veth", "peer", "name", vb],
+            ["ip", "link", "set", va, "netns", a], ["ip", "link", "set", vb, "netns", b],
+            ["ip", "-n", a, "addr", "add", net + ".1/24", "dev", va],
+            ["ip", "-n", b, "addr", "add", net + ".2/24", "dev", vb],
+            ["ip", "-n", a, "link", "set", va, "up"], ["ip", "-n", b, "link", "set", vb, "up"],
+            ["ip", "-n", a, "link", "set", "lo", "up"], ["ip", "-n", b, "link", "set", "lo", "up"]]
+    try:
+        for c in cmds:
+            if subprocess.run(c, capture_output=True).returncode != 0:
+                pytest.skip("cannot make network namespaces here")
+        yield a, b, net + ".1"
+    finally:
+        for ns in (a, b):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def test_two_hosts_through_the_front(two_hosts):
+    """Ranks 0, 1 in namespace a (hosting the TCPStore), 2, 3 in b: TCP
+    between the namespaces, shared memory within each."""
+    a, b, master = two_hosts
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONUNBUFFERED", "RANK", "WORLD_SIZE", "LOCAL_RANK",
+                        "MASTER_ADDR", "MASTER_PORT")}
+    env.update(PYTHONPATH=os.path.abspath(os.path.dirname(ctorch.__file__) + "/.."),
+               MASTER_ADDR=master, MASTER_PORT="29517", WORLD_SIZE="4")
+    procs = [subprocess.Popen(["ip", "netns", "exec", a if r < 2 else b, sys.executable,
+                               "-c", NETNS_WORKER], env=dict(env, RANK=str(r)),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for r in range(4)]
+    outs = []
+    try:
+        for p in procs:
+            o, e = p.communicate(timeout=60)
+            assert p.returncode == 0, e.decode()
+            outs.append(json.loads(o))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    for r, out in enumerate(outs):
+        assert out["shm"] == 1, (r, out)        # the other rank of its namespace
+        assert out["all_reduce"] == [10.0] * 5
+        assert out["all_reduce_large"] and out["broadcast"], (r, out)
+        assert out["all_gather"] == [True] * 4, (r, out)
+    assert outs[0]["p2p_2"] and outs[0]["p2p_1"] and outs[1]["p2p_0"] and outs[2]["p2p_0"]
