@@ -332,6 +332,69 @@ def average_gradients(model):
         param.grad.data /= size
 '''
 
+TUTORIALS['gpu_ddp_basic.py'] = '''import os
+import sys
+import tempfile
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+import torch.optim as optim
+import torch.multiprocessing as mp
+
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+def setup(rank, world_size):
+    os.environ['MASTER_ADDR'] = 'localhost'
+    os.environ['MASTER_PORT'] = '12355'
+
+    # initialize the process group
+    dist.init_process_group("gloo", rank=rank, world_size=world_size)
+
+def cleanup():
+    dist.destroy_process_group()
+
+class ToyModel(nn.Module):
+    def __init__(self):
+        super(ToyModel, self).__init__()
+        self.net1 = nn.Linear(10, 10)
+        self.relu = nn.ReLU()
+        self.net2 = nn.Linear(10, 5)
+
+    def forward(self, x):
+        return self.net2(self.relu(self.net1(x)))
+
+
+def demo_basic(rank, world_size):
+    print(f"Running basic DDP example on rank {rank}.")
+    setup(rank, world_size)
+
+    # create model and move it to GPU with id rank
+    model = ToyModel().to(rank)
+    ddp_model = DDP(model, device_ids=[rank])
+
+    loss_fn = nn.MSELoss()
+    optimizer = optim.SGD(ddp_model.parameters(), lr=0.001)
+
+    optimizer.zero_grad()
+    outputs = ddp_model(torch.randn(20, 10))
+    labels = torch.randn(20, 5).to(rank)
+    loss_fn(outputs, labels).backward()
+    optimizer.step()
+
+    cleanup()
+
+
+def run_demo(demo_fn, world_size):
+    mp.spawn(demo_fn,
+             args=(world_size,),
+             nprocs=world_size,
+             join=True)
+
+
+if __name__ == "__main__":  # driver (not part of the tutorial)
+    run_demo(demo_basic, 2)
+'''
+
 SGD_DRIVER = '''"""Runs the unchanged snippets of dist_sgd_snippets.py: torchvision's MNIST
 is replaced by a small synthetic set of the same shape (no download), Net by
 a small MLP; everything else is the tutorial's."""
@@ -570,3 +633,58 @@ def test_dist_sgd_snippets():
     _close(losses, SGD_EXPECTED)
     if torch_run is not None:
         _close(losses, _check_sgd(torch_run))
+
+
+# gpu_ddp_basic.py moves the model to device `rank`: a CPU build of PyTorch
+# stops there in both ranks, and mp.spawn reports the first failure
+_NO_CUDA = "AssertionError: Torch not compiled with CUDA enabled"
+_DDP_RANKS = ["Running basic DDP example on rank 0.", "Running basic DDP example on rank 1."]
+
+
+def _failure(err):
+    """The spawn failure's gist: the exception's type, the failed process's
+    header and the last line, without paths and line numbers."""
+    lines = err.strip().split("\n")
+    return (lines[0], [ln for ln in lines if ln.startswith("-- Process ")], lines[-1])
+
+
+def test_gpu_ddp_basic():
+    (rc, out, err), torch_run = _both("gpu_ddp_basic.py", TUTORIALS["gpu_ddp_basic.py"])
+    assert rc == 1, out + err
+    assert _lines(out) == _DDP_RANKS, out + err
+    first, header, last = _failure(err)
+    assert first == "Traceback (most recent call last):" and last == _NO_CUDA, err
+    assert len(header) == 1 and re.fullmatch(
+        r"-- Process [01] terminated with the following error:", header[0]), err
+    assert "torch.multiprocessing.spawn.ProcessRaisedException: " in err, err
+    assert "model = ToyModel().to(rank)" in err, err
+    if torch_run is not None:
+        trc, tout, terr = torch_run
+        assert (trc, _lines(tout)) == (rc, _lines(out)), tout + terr
+        assert _failure(terr)[2] == last
+
+
+def test_gpu_ddp_basic_on_cpu():
+    """The same DDP flow with the device moves left out trains a step on
+    both ranks (and, under PyTorch, gives the same printout)."""
+    source = TUTORIALS["gpu_ddp_basic.py"]
+    for gpu, cpu in ((".to(rank)", ""), ("DDP(model, device_ids=[rank])", "DDP(model)")):
+        assert gpu in source
+        source = source.replace(gpu, cpu)
+    # ranks start from different weights and see different batches: DDP's
+    # broadcast and gradient averaging make them agree
+    source = source.replace("    setup(rank, world_size)\n",
+                            "    setup(rank, world_size)\n    torch.manual_seed(rank)\n")
+    source = source.replace("    cleanup()\n", "    print(f'rank {rank} stepped, "
+                            "weight sum {sum(p.sum() for p in model.parameters()).item():.4f}')\n"
+                            "    cleanup()\n")
+    (rc, out, err), torch_run = _both("ddp_cpu.py", source)
+    assert rc == 0, out + err
+    lines = _lines(out)
+    assert lines[:2] == _DDP_RANKS, out + err
+    sums = [ln.split("weight sum ")[1] for ln in lines[2:]]
+    assert len(sums) == 2 and sums[0] == sums[1], out   # the ranks agree after the step
+    if torch_run is not None:
+        trc, tout, terr = torch_run
+        assert trc == 0, tout + terr
+        assert _lines(tout) == lines     # same seeds: PyTorch's weights to 4 decimals
