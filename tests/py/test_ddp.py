@@ -200,6 +200,18 @@ train("join", mlp, counts=[2 + r for r in range(W)])
 train("join_view", mlp, counts=[2 + r for r in range(W)],
       ddp_kw=dict(gradient_as_bucket_view=True))
 
+# uneven inputs with throw_on_early_termination: every rank raises
+if W > 1:
+    ddp = DDP(fresh(mlp))
+    try:
+        with ddp.join(throw_on_early_termination=True):
+            for step in range(2 + R):
+                x, y = shard(step, R)
+                nn.functional.mse_loss(ddp(x), y).backward()
+        print("early: none")
+    except RuntimeError as e:
+        print("early:", e)
+
 # a parameter with no grad, without find_unused_parameters
 ddp = DDP(fresh(Branchy))
 ddp(torch.ones(2, 6)).sum().backward()
@@ -242,6 +254,7 @@ for bcast in (True, False):
 
 print("keys", list(ddp.state_dict().keys())[:3])
 print("module", type(ddp.module).__name__)
+print("GradBucket", dist.GradBucket.__name__)
 print("done")
 '''
 
@@ -272,6 +285,11 @@ def test_ddp_matches_single_process(world):
             "for rank 0: 2 3 4 5") in got
     assert "keys ['module.0.weight', 'module.0.bias', 'module.1.weight']" in got
     assert "module Sequential" in got
+    if world > 1:
+        assert "early: Rank 0 exhausted all inputs." in got
+        for lines in ranks[1:]:
+            assert ("early: Detected at least one rank that exhausted inputs. Throwing "
+                    "across all ranks.") in lines
     # every rank trained the same model
     sums = [[ln for ln in lines if " ok " in ln] for lines in ranks]
     assert all(s == sums[0] for s in sums)
@@ -445,3 +463,12 @@ def test_data_parallel_cpu_as_torch(torch_ref):
     assert dp.device_ids == tdp.device_ids
     assert hasattr(dp, "output_device") == hasattr(tdp, "output_device")
     assert repr(dp).replace("ctorch", "torch") == repr(tdp)
+
+
+def test_grad_layout():
+    """A weight's first gradient (mm's backward makes it transposed) is
+    stored in the weight's layout, as PyTorch's layout contract has it;
+    DDP and the optimizers then read it contiguously."""
+    m = nn.Linear(3, 2)
+    m(ctorch.ones(4, 3)).sum().backward()
+    assert m.weight.grad.stride() == (3, 1) and m.weight.grad.tolist() == [[4.0] * 3] * 2

@@ -20,6 +20,7 @@ if is_available():
         FileStore, HashStore, PrefixStore, ProcessGroupGloo, Store, TCPStore,
     )
     from ._work import Work as _Work  # noqa: F401
+    from ._grad_bucket import GradBucket  # noqa: F401
     from .distributed_c10d import *  # noqa: F401,F403
     from .distributed_c10d import (  # noqa: F401
         _all_gather_base, _backend, _get_default_group, _get_global_rank,

@@ -36,6 +36,7 @@ import itertools
 
 import ctorch
 from ctorch import _C
+from ctorch.distributed._grad_bucket import GradBucket
 
 _FIRST_BUCKET_BYTES = 1024 * 1024
 
@@ -71,38 +72,6 @@ _READY_TWICE = (
     "engine  hooks have fired for this particular parameter during this iteration. "
     "You can set the environment variable TORCH_DISTRIBUTED_DEBUG to either INFO or "
     "DETAIL to print parameter names for further debugging.")
-
-
-class GradBucket(object):
-    """What a communication hook gets: one bucket's flat gradient tensor
-    and the parameters whose gradients it holds (torch.distributed.GradBucket)."""
-
-    __slots__ = ("_index", "_buffer", "_params", "_views", "_last")
-
-    def __init__(self, index, buffer, params, views, is_last):
-        self._index = index
-        self._buffer = buffer
-        self._params = params
-        self._views = views
-        self._last = is_last
-
-    def index(self):
-        return self._index
-
-    def buffer(self):
-        return self._buffer
-
-    def gradients(self):
-        return list(self._views)
-
-    def parameters(self):
-        return list(self._params)
-
-    def is_last(self):
-        return self._last
-
-    def set_buffer(self, buffer):
-        self._buffer = buffer
 
 
 class _Bucket(object):

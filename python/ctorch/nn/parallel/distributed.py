@@ -176,9 +176,14 @@ class DistributedDataParallel(Module, Joinable):
             return
         self.static_graph = True
         self.reducer.static_graph = True
-
-    def __getstate__(self):
-        raise RuntimeError("DistributedDataParallel cannot be pickled")
+        if self.find_unused_parameters:
+            import warnings
+            warnings.warn("You passed find_unused_parameters=true to "
+                          "DistributedDataParallel, `_set_static_graph` will detect unused "
+                          "parameters automatically, so you do not need to set "
+                          "find_unused_parameters=true, just be sure these unused "
+                          "parameters will not change during training loop while calling "
+                          "`_set_static_graph`.")
 
     # --- forward ---------------------------------------------------------------
 
