@@ -89,14 +89,24 @@ def _get_entrypoint_name(entrypoint, args):
     return ""
 
 
+# a function entrypoint: imported by "module:qualname", run under @record
+# (its traceback goes to the error file), its return value pickled to
+# $CTORCH_ELASTIC_RETURN_FILE for elastic_launch to return
 _FUNCTION_RUNNER = (
-    "import importlib, sys\n"
-    "m, _, q = sys.argv[1].partition(':')\n"
-    "f = importlib.import_module(m)\n"
+    "import importlib, os, pickle, sys\n"
+    "from ctorch.distributed.elastic.multiprocessing.errors import record\n"
+    "m, _, q = sys.argv[1].rpartition(':')\n"
+    "if m.endswith('.py'):\n"
+    "    import runpy, types\n"
+    "    f = types.SimpleNamespace(**runpy.run_path(m, run_name='__mp_main__'))\n"
+    "else:\n"
+    "    f = importlib.import_module(m)\n"
     "for p in q.split('.'):\n"
     "    f = getattr(f, p)\n"
     "sys.argv = sys.argv[2:]\n"
-    "f(*sys.argv[1:])\n")
+    "r = record(f)(*sys.argv[1:])\n"
+    "with open(os.environ['CTORCH_ELASTIC_RETURN_FILE'], 'wb') as fp:\n"
+    "    pickle.dump(r, fp)\n")
 
 
 def _command(entrypoint, args):
@@ -104,9 +114,12 @@ def _command(entrypoint, args):
     interpreter that imports it by module and qualified name."""
     if callable(entrypoint):
         module = entrypoint.__module__
-        main_spec = getattr(sys.modules.get(module), "__spec__", None)
-        if module == "__main__" and main_spec is not None:
-            module = main_spec.name          # run with -m: import it by name
+        main = sys.modules.get(module)
+        if module == "__main__":
+            if getattr(main, "__spec__", None) is not None:
+                module = main.__spec__.name          # run with -m: by name
+            else:
+                module = os.path.abspath(main.__file__)  # a script: by path
         where = f"{module}:{entrypoint.__qualname__}"
         return sys.executable, ["-u", "-c", _FUNCTION_RUNNER, where,
                                 entrypoint.__name__, *args]
@@ -122,6 +135,7 @@ class _Agent:
     def __init__(self, config, entrypoint, args):
         self.config = config
         self.program, self.args = _command(entrypoint, args)
+        self.is_function = callable(entrypoint)
         self.name = _get_entrypoint_name(entrypoint, args)
         self.remaining = config.max_restarts
         rdzv_conf = config.rdzv_configs
@@ -150,7 +164,7 @@ class _Agent:
         attempt_dir = os.path.join(self.log_dir, f"attempt_{restart_count}")
         shutil.rmtree(attempt_dir, ignore_errors=True)
         os.makedirs(attempt_dir)
-        args, envs, self.error_files = {}, {}, {}
+        args, envs, self.error_files, return_files = {}, {}, {}, {}
         for local_rank in range(cfg.nproc_per_node):
             error_file = os.path.join(attempt_dir, str(local_rank), "error.json")
             os.makedirs(os.path.dirname(error_file), exist_ok=True)
@@ -174,9 +188,14 @@ class _Agent:
                 "NCCL_ASYNC_ERROR_HANDLING": os.getenv("NCCL_ASYNC_ERROR_HANDLING", "1"),
                 "TORCHELASTIC_ERROR_FILE": error_file,
             }
+            if self.is_function:
+                return_files[local_rank] = os.path.join(attempt_dir, str(local_rank),
+                                                        "return.pkl")
+                envs[local_rank]["CTORCH_ELASTIC_RETURN_FILE"] = return_files[local_rank]
             args[local_rank] = _substitute(self.args, local_rank)
         self.pcontext = SubprocessContext(cfg.role, self.program, args, envs,
-                                          attempt_dir, cfg.redirects, cfg.tee).start()
+                                          attempt_dir, cfg.redirects, cfg.tee,
+                                          return_files).start()
 
     def _stop(self, death_sig=signal.SIGTERM):
         if self.pcontext is not None:

@@ -7,6 +7,7 @@ and one poll() on all of them (plus an optional timeout) returns as soon as
 any child exits, so a failure is seen and the others are stopped at once.
 """
 import os
+import pickle
 import re
 import select
 import signal
@@ -101,15 +102,17 @@ class SubprocessContext:
     entrypoint: the program (argv[0]); args and envs: per local rank, the
     rest of argv and the variables added to this process's environment;
     log_dir: holds <local_rank>/stdout.log and stderr.log for redirected
-    or teed streams."""
+    or teed streams; return_files: where a function entrypoint of each rank
+    leaves its pickled return value."""
 
     def __init__(self, name, entrypoint, args, envs, log_dir, redirects=Std.NONE,
-                 tee=Std.NONE):
+                 tee=Std.NONE, return_files=None):
         self.name = name
         self.entrypoint = entrypoint
         self.args = args
         self.envs = envs
         self.nprocs = len(args)
+        self.return_files = return_files or {}
         redirects = to_map(redirects, self.nprocs)
         tee = to_map(tee, self.nprocs)
         self.stdouts, self.stderrs = {}, {}
@@ -214,8 +217,17 @@ class SubprocessContext:
                                             (error_files or {}).get(r, ""))
                           for r, c in failed.items()},
                 stdouts=self.stdouts, stderrs=self.stderrs)
-        return RunProcsResult(return_values={r: None for r in sorted(self._result)},
+        return RunProcsResult(return_values={r: self._return_value(r)
+                                             for r in sorted(self._result)},
                               stdouts=self.stdouts, stderrs=self.stderrs)
+
+    def _return_value(self, local_rank):
+        """What a function entrypoint returned (None for a program)."""
+        path = self.return_files.get(local_rank)
+        if not path or not os.path.exists(path):
+            return None
+        with open(path, "rb") as fp:
+            return pickle.load(fp)
 
     def close(self, death_sig=signal.SIGTERM, timeout=30):
         """Send `death_sig` to the workers still running, wait up to
