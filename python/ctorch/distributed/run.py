@@ -12,6 +12,9 @@ rendezvous with the launchers of the other nodes.
 Every flag is also spelled with dashes (--nproc-per-node) and read from
 $PET_<FLAG> when not given.  A worker failure ends the job (after
 --max_restarts restarts of the whole group) with PyTorch's failure summary.
+Python workers find `import torch` as ctorch (as under bin/ctorchrun), so
+an unchanged PyTorch script runs on ctorch; under ctorchrun,
+`-m torch.distributed.run` is this module.
 """
 import logging
 import os

@@ -14,11 +14,10 @@ import atexit
 import os
 import shutil
 import signal
-import socket
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Optional, Union
+from typing import Any, Dict, Optional, Union
 
 from ..elastic.multiprocessing import (
     ChildFailedError, SignalException, Std, SubprocessContext,

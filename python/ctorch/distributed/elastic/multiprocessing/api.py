@@ -116,12 +116,11 @@ class SubprocessContext:
         redirects = to_map(redirects, self.nprocs)
         tee = to_map(tee, self.nprocs)
         self.stdouts, self.stderrs = {}, {}
-        self._modes = {}
+        self._tee = tee
         for r in range(self.nprocs):
             # a teed stream is also written to its log file (torch: tee implies
             # redirect)
             mode = redirects[r] | tee[r]
-            self._modes[r] = (mode, tee[r])
             if mode:
                 os.makedirs(os.path.join(log_dir, str(r)), exist_ok=True)
             self.stdouts[r] = (os.path.join(log_dir, str(r), "stdout.log")
@@ -133,8 +132,10 @@ class SubprocessContext:
         self._threads = {}
         self._result = {}
 
-    def _open_stream(self, local_rank, which, path, teed, console):
-        """(Popen argument, thread or None) for one of the child's streams."""
+    def _open_stream(self, local_rank, path, teed, console):
+        """(the Popen argument, the copying thread's arguments or None) for
+        one of the child's streams: inherited, a log file, or a pipe whose
+        lines a thread copies to the log file and the prefixed console."""
         if not path:
             return None, None
         log_file = open(path, "wb")
@@ -145,11 +146,11 @@ class SubprocessContext:
 
     def start(self):
         for r in range(self.nprocs):
-            mode, tee = self._modes[r]
-            out, out_tee = self._open_stream(r, "out", self.stdouts[r],
-                                             tee & Std.OUT, sys.stdout.buffer)
-            err, err_tee = self._open_stream(r, "err", self.stderrs[r],
-                                             tee & Std.ERR, sys.stderr.buffer)
+            tee = self._tee[r]
+            out, out_tee = self._open_stream(r, self.stdouts[r], tee & Std.OUT,
+                                             sys.stdout.buffer)
+            err, err_tee = self._open_stream(r, self.stderrs[r], tee & Std.ERR,
+                                             sys.stderr.buffer)
             env = dict(os.environ)
             env.update(self.envs[r])
             proc = subprocess.Popen([self.entrypoint, *self.args[r]], env=env,
