@@ -60,10 +60,14 @@ ext: $(LIB)
 deps:
 	sh tools/setup-deps.sh
 
+# the C program, the Python tour, then distributed training: an unchanged
+# PyTorch script on 2 processes through the torchrun-compatible launcher
 demo: deps
 	$(MAKE) all $(BUILD)/examples/c_demo
 	$(BUILD)/examples/c_demo
 	PYTHONPATH=python $(PYTHON) examples/demo.py
+	CTORCH_PYTHON=$(PYTHON) bin/ctorchrun -m torch.distributed.run --standalone \
+	  --nproc_per_node=2 examples/ddp_train.py --checkpoint $(BUILD)/ddp_checkpoint.pt
 
 # an unchanged PyTorch training script run on ctorch (examples/train_mnist.py)
 .PHONY: train-demo
