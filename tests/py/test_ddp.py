@@ -193,7 +193,8 @@ train("process_group", mlp, ddp_kw=dict(process_group=sub))
 ddp, ref = train("find_unused", Branchy, ddp_kw=dict(find_unused_parameters=True),
                  fwd_kw=lambda r: {"use_odd": r == 1})
 print("never-used grad", ddp.module.skip.weight.grad)
-train("static_unused", Branchy, ddp_kw=dict(static_graph=True))
+train("static_unused", Branchy, ddp_kw=dict(static_graph=True),
+      fwd_kw=lambda r: {"use_odd": r == 1})
 
 # uneven inputs: rank r has 2 + r batches
 train("join", mlp, counts=[2 + r for r in range(W)])

@@ -123,7 +123,7 @@ class Reducer(object):
         self.static_graph = False
         self.static_iteration = 0
         self.hook_counts = None       # static graph: hooks per parameter
-        self.static_unused = ()
+        self.static_unused = ()       # static graph: unused by every rank
         self.comm_hook = None
         self.comm_state = None
         self.div = float(self.world)
@@ -189,7 +189,7 @@ class Reducer(object):
                 self.hook_counts = [0] * len(self.params)
                 self.static_unused = ()
             else:
-                self.unused = self.static_unused
+                self.unused = tuple(i for i, n in enumerate(self.hook_counts) if n == 0)
                 self.remaining = list(self.hook_counts)
         elif self.find_unused:
             self.unused = self._find_unused(outputs)
@@ -292,9 +292,16 @@ class Reducer(object):
             bucket.future = self.comm_hook(self.comm_state, gb)
 
     def _finalize(self):
-        """The final callback: wait for every bucket and write .grad."""
+        """The final callback: wait for each bucket in turn and write its
+        results to .grad (the first buckets' copies overlap the last
+        buckets' all-reduce)."""
         self.expect_hooks = False
         self.require_finalize = False
+        unused = self.static_unused if self.static_iteration > 0 else ()
+        if self.local_used is not None:
+            self.used_work.wait()
+            self.used_work = None
+            unused = {i for i, n in enumerate(self.local_used.tolist()) if n == 0}
         for b in self.buckets:
             if b.work is not None:
                 b.work.wait()
@@ -305,25 +312,20 @@ class Reducer(object):
                 if out.data_ptr() != b.buffer.data_ptr():
                     b.buffer.copy_(out.view(-1))
             b.work = b.future = None
-        globally_unused = ()
-        if self.local_used is not None:
-            self.used_work.wait()
-            self.used_work = None
-            globally_unused = {i for i, n in enumerate(self.local_used.tolist()) if n == 0}
-        for i, p in enumerate(self.params):
-            if i in globally_unused:
-                continue
-            view = self.where[i][1]
-            grad = p.grad
-            if self.as_view:
-                if grad is None or grad.data_ptr() != view.data_ptr():
-                    p.grad = view
-            elif grad is None:
-                p.grad = view.clone()
-            else:
-                grad.copy_(view)
+            for i, view in zip(b.indices, b.views):
+                if i in unused:
+                    continue
+                p = self.params[i]
+                grad = p.grad
+                if self.as_view:
+                    if grad is None or grad.data_ptr() != view.data_ptr():
+                        p.grad = view
+                elif grad is None:
+                    p.grad = view.clone()
+                else:
+                    grad.copy_(view)
         if self.static_graph and self.static_iteration == 0:
-            self.static_unused = tuple(sorted(globally_unused))
+            self.static_unused = tuple(sorted(unused))
         if self.static_graph:
             self.static_iteration += 1
 
