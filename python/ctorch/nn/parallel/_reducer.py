@@ -33,6 +33,7 @@ used and how often their hook fired), reduces everything at its end, and
 from then on counts hooks.
 """
 import itertools
+import weakref
 
 import ctorch
 from ctorch import _C
@@ -150,16 +151,25 @@ class Reducer(object):
         self.next_bucket = 0
         self.fwd_work = None
         self._nodes = []
+        self._handles = []
         for i, p in enumerate(params):
             node = p.expand_as(p).grad_fn.next_functions[0][0]
-            node.register_hook(self._hook_for(i))
+            self._handles.append(node.register_hook(self._hook_for(weakref.ref(self), i)))
             self._nodes.append(node)      # keeps the AccumulateGrad alive
 
-    def _hook_for(self, i):
+    @staticmethod
+    def _hook_for(ref, i):
+        """The hook of parameter i; it holds the reducer weakly, so that a
+        dropped DDP module frees its reducer, which removes its hooks."""
         def hook(grads_out, grads_in):
-            if self.expect_hooks:
+            self = ref()
+            if self is not None and self.expect_hooks:
                 self._autograd_hook(i)
         return hook
+
+    def __del__(self):
+        for h in getattr(self, "_handles", ()):
+            h.remove()
 
     # --- forward side ------------------------------------------------------
 
