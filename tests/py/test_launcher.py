@@ -167,6 +167,9 @@ def _env(extra=None, omp=True):
     for k in list(e):
         if k.startswith("PET_") or k.startswith("TORCHELASTIC_"):
             del e[k]
+    # the store of a single-node static launcher: a free port rather than
+    # the default 29500, which other tests running beside these may hold
+    e["PET_MASTER_PORT"] = str(free_port())
     if omp:
         e["OMP_NUM_THREADS"] = "1"      # no notice unless a test wants it
     else:
@@ -223,9 +226,21 @@ OMP_NOTICE = (
 # ---------------------------------------------------------------- environment
 
 
+def test_defaults():
+    from ctorch.distributed.run import parse_args
+    a = parse_args(["x.py"])
+    assert (a.nnodes, a.nproc_per_node, a.rdzv_backend, a.rdzv_endpoint, a.rdzv_id,
+            a.standalone, a.max_restarts, a.monitor_interval, a.role, a.module,
+            a.no_python, a.run_path, a.log_dir, a.redirects, a.tee, a.node_rank,
+            a.master_addr, a.master_port, a.training_script_args) == (
+        "1:1", "1", "static", "", "none", False, 0, 5, "default", False, False,
+        False, None, "0", "0", 0, "127.0.0.1", 29500, [])
+
+
 def test_worker_env_two_procs(scripts):
+    port = free_port()
     p = launch(["--nproc_per_node=2", "envp.py", "a", "--b"], scripts, omp=False,
-               check=0)
+               env={"PET_MASTER_PORT": str(port)}, check=0)
     assert p.stderr == OMP_NOTICE
     recs = records(p.stdout)
     assert sorted(recs) == [0, 1]
@@ -237,7 +252,7 @@ def test_worker_env_two_procs(scripts):
                             % rank, err), err
         assert env == {
             "GROUP_RANK": "0", "GROUP_WORLD_SIZE": "1", "LOCAL_RANK": str(rank),
-            "LOCAL_WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500",
+            "LOCAL_WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port),
             "NCCL_ASYNC_ERROR_HANDLING": "1", "OMP_NUM_THREADS": "1", "RANK": str(rank),
             "ROLE_NAME": "default", "ROLE_RANK": str(rank), "ROLE_WORLD_SIZE": "2",
             "TORCHELASTIC_MAX_RESTARTS": "0", "TORCHELASTIC_RESTART_COUNT": "0",
@@ -608,10 +623,7 @@ def test_two_nodes_c10d_loopback(scripts):
     assert {(e["MASTER_ADDR"], e["MASTER_PORT"], e["TORCHELASTIC_USE_AGENT_STORE"],
              e["TORCHELASTIC_RUN_ID"]) for e in envs} == {
         (envs[0]["MASTER_ADDR"], envs[0]["MASTER_PORT"], "False", "j1")}
-    a = start(["--nnodes=2"] + common + ["allreduce.py"], scripts)
-    b = start(["--nnodes=2"] + common + ["allreduce.py"], scripts)
-    assert [line.split()[1:4] for line in _allreduce_lines([_finish(a), _finish(b)])] \
-        == [[str(r), "4", "[10.0,"] for r in range(4)]
+    # (test_two_nodes_restart_together[c10d] all-reduces across such nodes)
 
 
 @pytest.mark.parametrize("backend", ["static", "c10d"])
@@ -818,9 +830,11 @@ def _normalize(stderr):
 
 
 def test_env_and_summary_match_torch(scripts, tmp_path):
+    port = {"PET_MASTER_PORT": str(free_port())}
     tp = torch_launch(["--nproc_per_node=2", "--monitor_interval=0.2", "envp.py", "a"],
-                      scripts, omp=False)
-    cp = launch(["--nproc_per_node=2", "envp.py", "a"], scripts, omp=False, check=0)
+                      scripts, env=port, omp=False)
+    cp = launch(["--nproc_per_node=2", "envp.py", "a"], scripts, env=port, omp=False,
+                check=0)
     assert tp.returncode == 0, tp.stderr
     assert tp.stderr == cp.stderr == OMP_NOTICE
     t, c = records(tp.stdout), records(cp.stdout)
