@@ -56,6 +56,7 @@ static int64_t spin_max_ns = 10000;
 static pthread_once_t tune_once = PTHREAD_ONCE_INIT;
 
 static int64_t ovs_spin_ns = 0, ovs_yield_ns = 200000;
+static bool ovs_off;
 
 static void
 read_tuning(void)
@@ -67,7 +68,7 @@ read_tuning(void)
     s = getenv("CTORCH_GLOO_OVS");
     if (s != NULL) {
         long long a = 0, b = 0;
-        sscanf(s, "%lld,%lld", &a, &b);
+        ovs_off = sscanf(s, "%lld,%lld", &a, &b) != 2; /* "off": as if not */
         ovs_spin_ns = a;
         ovs_yield_ns = b;
     }
@@ -1276,7 +1277,7 @@ pg_idle(ct_pg *pg, int64_t *idle_since, int64_t deadline)
         pg->wait_budget = (++pg->waits & 15) == 0 ? spin_max_ns : pg->spin_budget;
     }
     int64_t idle = now - *idle_since;
-    if (pg->oversub) {
+    if (pg->oversub && !ovs_off) {
         if (idle < ovs_spin_ns) {
 #if defined(__x86_64__)
             for (int i = 0; i < 16; i++) {
