@@ -20,6 +20,10 @@ from round to round), and each figure is the median over rounds of rank
   synchronization minus the median backward time of the same model inside
   ddp.no_sync() (the same hooks, no all-reduce).  Steps of the two kinds
   alternate, so both see the same load.
+- CPU per step: the CPU time of rank 0's process (all its threads: the
+  progress thread of ctorch's process group, gloo's and the TCP stack's
+  for PyTorch) per training step: what other load on the host cannot
+  inflate, unlike the wall-clock figures above.
 - single-process step: the same step on one process without DDP (one core,
   the other idle): the compute part, to tell matmul cost from DDP cost.
 Ratios are torch's time divided by ctorch's (steps/s: ctorch's divided
@@ -95,7 +99,9 @@ def worker(lib, rank, world, path):
         step(True)
         step(False)
     dist.barrier()
+    c0 = time.process_time()
     steps = [step(True)[0] for _ in range(STEPS)]
+    out["CPU per step"] = (time.process_time() - c0) / STEPS
     dist.barrier()
     bw_sync, bw_local = [], []
     for _ in range(STEPS):
@@ -128,7 +134,8 @@ def run_world(lib, world):
     return json.loads(outs[0])
 
 
-ROWS = ["steps/s", "backward", "backward, no_sync", "comm wait", "single-process step"]
+ROWS = ["steps/s", "backward", "backward, no_sync", "comm wait", "CPU per step",
+        "single-process step"]
 
 
 def fmt(name, v):

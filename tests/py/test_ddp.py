@@ -473,3 +473,32 @@ def test_grad_layout():
     m = nn.Linear(3, 2)
     m(ctorch.ones(4, 3)).sum().backward()
     assert m.weight.grad.stride() == (3, 1) and m.weight.grad.tolist() == [[4.0] * 3] * 2
+
+
+def test_unfinished_reduction_sticks(world1):
+    """As PyTorch: the error comes before the module runs, on every forward
+    with grad mode on (no_sync too), and not under no_grad."""
+    calls = []
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(2, 2)
+            self.b = nn.Linear(2, 2)
+
+        def forward(self, x):
+            calls.append(1)
+            return self.a(x)
+
+    d = nn.parallel.DistributedDataParallel(M())
+    d(ctorch.ones(1, 2)).sum().backward()
+    for _ in range(2):
+        e = _err(lambda: d(ctorch.ones(1, 2)))
+        assert e[0] == "RuntimeError" and e[1].startswith("Expected to have finished")
+        assert "Parameter indices which did not receive grad for rank 0: 2 3\n" in e[1]
+    assert len(calls) == 1
+    with ctorch.no_grad():
+        d(ctorch.ones(1, 2))
+    with d.no_sync():
+        assert _err(lambda: d(ctorch.ones(1, 2)))[0] == "RuntimeError"
+    assert len(calls) == 2

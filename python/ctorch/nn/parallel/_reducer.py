@@ -173,16 +173,18 @@ class Reducer(object):
 
     # --- forward side ------------------------------------------------------
 
-    def prepare_for_backward(self, outputs, fwd_work=None):
-        """Called after each forward that will be reduced: raises the
-        unfinished-reduction error, resets the per-iteration state and,
-        with find_unused_parameters, finds the parameters `outputs` cannot
-        reach (Note [Unused parameters])."""
+    def ensure_prior_reduction_finished(self):
+        """Before each forward with grad mode on: PyTorch's error when the
+        last reduced backward left a bucket incomplete (it stays until the
+        module is rebuilt, as PyTorch's does)."""
         if self.require_finalize:
             missing = [str(i) for i, r in enumerate(self.ready) if not r]
-            self.require_finalize = False
-            self.expect_hooks = False
             raise RuntimeError(_UNFINISHED % (self.rank, " ".join(missing)))
+
+    def prepare_for_backward(self, outputs, fwd_work=None):
+        """Called after each forward that will be reduced: resets the
+        per-iteration state and, with find_unused_parameters, finds the
+        parameters `outputs` cannot reach (Note [Unused parameters])."""
         self.expect_hooks = True
         self.require_finalize = True
         self.ready = [False] * len(self.params)

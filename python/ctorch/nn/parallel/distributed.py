@@ -202,6 +202,8 @@ class DistributedDataParallel(Module, Joinable):
         grad_sync = ctorch.is_grad_enabled() and self.require_backward_grad_sync
         if grad_sync:
             self.num_iterations += 1
+        if ctorch.is_grad_enabled():
+            self.reducer.ensure_prior_reduction_finished()
         work = Join.notify_join_context(self)
         if self.will_sync_module_buffers():
             self._sync_buffers()
