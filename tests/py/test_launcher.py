@@ -160,8 +160,21 @@ def scripts(tmp_path_factory):
     return d
 
 
+_TMPDIR = [None]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _launcher_tmpdir(tmp_path_factory):
+    """The launchers' $TMPDIR: the log directories a failed job leaves."""
+    _TMPDIR[0] = str(tmp_path_factory.mktemp("tmp"))
+    yield
+    _TMPDIR[0] = None
+
+
 def _env(extra=None, omp=True):
     e = dict(os.environ)
+    if _TMPDIR[0]:
+        e["TMPDIR"] = _TMPDIR[0]
     for k in ("PYTHONUNBUFFERED", "PYTHONPATH", "CTORCH_TORCH_NAMES", "LOGLEVEL"):
         e.pop(k, None)
     for k in list(e):
@@ -248,7 +261,8 @@ def test_worker_env_two_procs(scripts):
         env = rec["env"]
         assert rec["argv"] == ["a", "--b"]
         err = env.pop("TORCHELASTIC_ERROR_FILE")
-        assert re.fullmatch(r"/tmp/torchelastic_\w+/none_\w+/attempt_0/%d/error.json"
+        assert re.fullmatch(re.escape(_TMPDIR[0]) +
+                            r"/torchelastic_\w+/none_\w+/attempt_0/%d/error.json"
                             % rank, err), err
         assert env == {
             "GROUP_RANK": "0", "GROUP_WORLD_SIZE": "1", "LOCAL_RANK": str(rank),
@@ -448,6 +462,7 @@ def test_failure_with_record(scripts, tmp_path):
     assert s["others"] == "  <NO_OTHER_FAILURES>"
     assert s["host"] == socket.getfqdn()
     assert s["error_file"].endswith("/attempt_0/1/error.json")
+    assert os.path.exists(s["error_file"])       # kept for the user to read
     tb = s["traceback"].splitlines()
     assert tb[0] == "Traceback (most recent call last):"
     assert '      raise ValueError("boom from rank 1")' in tb
@@ -830,22 +845,36 @@ def _normalize(stderr):
 
 
 def test_env_and_summary_match_torch(scripts, tmp_path):
-    port = {"PET_MASTER_PORT": str(free_port())}
-    tp = torch_launch(["--nproc_per_node=2", "--monitor_interval=0.2", "envp.py", "a"],
-                      scripts, env=port, omp=False)
-    cp = launch(["--nproc_per_node=2", "envp.py", "a"], scripts, env=port, omp=False,
-                check=0)
-    assert tp.returncode == 0, tp.stderr
-    assert tp.stderr == cp.stderr == OMP_NOTICE
-    t, c = records(tp.stdout), records(cp.stdout)
-    for r in (0, 1):
-        t[r]["env"].pop("TORCHELASTIC_ERROR_FILE")
-        c[r]["env"].pop("TORCHELASTIC_ERROR_FILE")
+    """The same environment and the same failure summary and log lines as
+    torch's launcher (the four launchers run at once: torch's takes ~5 s)."""
+    pytest.importorskip("torch")
+
+    def torch_start(args, env):
+        return subprocess.Popen([sys.executable, "-c", TORCH_RUN,
+                                 "--monitor_interval=0.2"] + [str(a) for a in args],
+                                cwd=str(scripts), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env)
+
+    def ctorch_start(args, env):
+        return subprocess.Popen([RUN, "-m", "torch.distributed.run"] +
+                                [str(a) for a in args], cwd=str(scripts),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=env)
+
+    env_args = ["--nproc_per_node=2", "envp.py", "a"]
+    procs = [torch_start(env_args, _env(omp=False)),
+             ctorch_start(env_args, _env(omp=False)),
+             torch_start(["--nproc_per_node=2", "fail_record.py", tmp_path / "t"], _env()),
+             ctorch_start(["--nproc_per_node=2", "fail_record.py", tmp_path / "c"],
+                          _env())]
+    (t_out, t_err), (c_out, c_err), (_, tf_err), (_, cf_err) = [
+        p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 1, 1], (t_err, c_err)
+    assert t_err == c_err == OMP_NOTICE
+    t, c = records(t_out), records(c_out)
+    for recs in (t, c):
+        for r in (0, 1):
+            recs[r]["env"].pop("TORCHELASTIC_ERROR_FILE")
+            recs[r]["env"].pop("MASTER_PORT")
     assert t == c
-    # (torch's takes ~5 s to stop after a failure: one script only)
-    tp = torch_launch(["--nproc_per_node=2", "--monitor_interval=0.2", "fail_record.py",
-                       tmp_path / "t"], scripts)
-    cp = launch(["--nproc_per_node=2", "fail_record.py", tmp_path / "c"], scripts,
-                check=1)
-    assert tp.returncode == 1
-    assert _normalize(cp.stderr) == _normalize(tp.stderr)
+    assert _normalize(cf_err) == _normalize(tf_err)

@@ -10,7 +10,6 @@ workers is driven by their pidfds (elastic/multiprocessing/api.py), so a
 failure is handled as soon as it happens; monitor_interval only paces the
 check for other nodes waiting to restart.
 """
-import atexit
 import os
 import shutil
 import signal
@@ -245,12 +244,17 @@ class _Agent:
             self.rdzv.exit_barrier(self.info)
             return result
 
-    def close(self):
-        """Stop the workers; a log directory made here is removed when the
-        launcher exits (the failure summary still reads its error files)."""
+    def close(self, succeeded):
+        """Stop the workers.  The temporary log directory is removed when
+        the job succeeded and no output went to files; otherwise it stays,
+        as PyTorch's does, for the logs and the error files the summary
+        names."""
         self._stop()
-        if self._own_log_dir:
-            atexit.register(shutil.rmtree, self._base, ignore_errors=True)
+        cfg = self.config
+        kept = [cfg.redirects, cfg.tee]
+        to_files = any(v if isinstance(v, Std) else any(v.values()) for v in kept)
+        if self._own_log_dir and succeeded and not to_files:
+            shutil.rmtree(self._base, ignore_errors=True)
 
 
 def launch_agent(config, entrypoint, args):
@@ -273,7 +277,7 @@ def launch_agent(config, entrypoint, args):
              f"  metrics_cfg      : {config.metrics_cfg}\n")
     old = {s: signal.signal(s, _terminate_process_handler)
            for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)}
-    agent = None
+    agent, succeeded = None, False
     try:
         agent = _Agent(config, entrypoint, args)
         result = agent.run()
@@ -282,6 +286,7 @@ def launch_agent(config, entrypoint, args):
             raise ChildFailedError(
                 name=agent.name,
                 failures={base_rank + r: f for r, f in result.failures.items()})
+        succeeded = True
         return result.return_values
     except SignalException as e:
         agent_log.warning(f"Received {e.sigval} death signal, shutting down workers")
@@ -290,6 +295,6 @@ def launch_agent(config, entrypoint, args):
         raise
     finally:
         if agent is not None:
-            agent.close()
+            agent.close(succeeded)
         for s, h in old.items():
             signal.signal(s, h)
