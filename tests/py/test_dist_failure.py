@@ -303,6 +303,50 @@ def test_peer_killed_during_op(name, asyn):
         "%.3f/%.3f s" % t for t in took)))
 
 
+def _killed_in_subgroup(r, world, path):
+    """Global rank 3 dies; groups [1, 2, 3] (where it is group rank 2) and
+    [0, 1] (without it) go on."""
+    _init(r, world, path)
+    g123 = dist.new_group([1, 2, 3])
+    g01 = dist.new_group([0, 1])
+    dist.barrier()
+    if r == 3:
+        time.sleep(0.3)
+        os.kill(os.getpid(), signal.SIGKILL)
+    out = {}
+    if r in (1, 2):
+        w = dist.all_reduce(ctorch.ones(3), group=g123, async_op=True)
+        out["sub"] = error_of(w.wait)[0]
+        out["sub_exc"] = str(w.exception())
+        out["sub_next"] = error_of(lambda: dist.broadcast(ctorch.ones(2), 1, group=g123))[0]
+    if r == 2:
+        out["recv"] = error_of(lambda: dist.recv(ctorch.ones(2), 3, group=g123))[0]
+        out["future"] = error_of(
+            lambda: dist.irecv(ctorch.ones(2), 3, group=g123).get_future().wait())[0]
+    if r in (0, 1):
+        t = ctorch.full((2,), float(r + 1))
+        dist.all_reduce(t, group=g01)
+        out["g01"] = t.tolist()
+    out["world"] = error_of(lambda: dist.all_reduce(ctorch.ones(3)))[0]
+    return out
+
+
+def test_peer_killed_in_subgroup():
+    """Messages of a subgroup name global ranks, the numbers the API takes."""
+    res = values_of(spawn(4, _killed_in_subgroup), dead=(3,))
+    for r in (1, 2):
+        for key in ("sub", "sub_exc", "sub_next"):
+            msg = res[r][key]
+            assert "rank 3 is gone" in msg, (r, key, msg)
+            assert "rank 2 is gone" not in msg, (r, key, msg)
+    assert res[2]["recv"] == ("ProcessGroupGloo::recv: rank 3 is gone (connection closed "
+                              "by the peer)")
+    assert res[2]["future"] == res[2]["recv"]
+    assert res[0]["g01"] == res[1]["g01"] == [3.0, 3.0]
+    for r in (0, 1, 2):
+        assert "rank 3 is gone" in res[r]["world"], res[r]["world"]
+
+
 # ---- a peer alive but skipping the operation --------------------------------------
 
 SKIP_TIMEOUT = 1.5

@@ -17,21 +17,27 @@ _NO_TIMEOUT = timedelta(0)
 class Work(object):
     """The result of an asynchronous collective or point-to-point call."""
 
-    __slots__ = ("_w", "_future", "__weakref__")
+    __slots__ = ("_w", "_rename", "_future", "__weakref__")
 
-    def __init__(self, work):
+    def __init__(self, work, rename=None):
         self._w = work
+        self._rename = rename          # a subgroup's errors -> global ranks
         self._future = None
 
     def wait(self, timeout=_NO_TIMEOUT):
         """Block until the operation completes (at most `timeout`, a
         timedelta; 0 means the group's timeout); raises RuntimeError with
         the failure.  Returns True."""
-        if timeout is None or timeout == _NO_TIMEOUT:
-            return self._w.wait()
-        if isinstance(timeout, timedelta):
-            timeout = timeout.total_seconds()
-        return self._w.wait(float(timeout))
+        try:
+            if timeout is None or timeout == _NO_TIMEOUT:
+                return self._w.wait()
+            if isinstance(timeout, timedelta):
+                timeout = timeout.total_seconds()
+            return self._w.wait(float(timeout))
+        except RuntimeError as e:
+            if self._rename is None:
+                raise
+            raise self._rename(e) from None
 
     def is_completed(self):
         return self._w.is_completed()
@@ -40,7 +46,10 @@ class Work(object):
         return self._w.is_success()
 
     def exception(self):
-        return self._w.exception()
+        e = self._w.exception()
+        if e is None or self._rename is None:
+            return e
+        return self._rename(e)
 
     def source_rank(self):
         """The sender of a completed any-source recv."""
@@ -59,13 +68,16 @@ class Work(object):
         operation completes."""
         if self._future is None:
             fut = Future()
-            w = self._w
+            w, rename = self._w, self._rename
 
             def done():
                 if w.is_success():
                     fut.set_result(w.result())
                 else:
-                    fut.set_exception(w.exception() or RuntimeError(
+                    e = w.exception()
+                    if e is not None and rename is not None:
+                        e = rename(e)
+                    fut.set_exception(e or RuntimeError(
                         "the distributed operation failed"))
             self._future = fut
             w._add_done_callback(done)

@@ -17,6 +17,7 @@ import io
 import logging
 import os
 import pickle
+import re
 import time
 import warnings
 from datetime import timedelta
@@ -194,8 +195,40 @@ def _run(op, async_op, *args):
     (the op then runs on this thread: no hand-off to the progress thread)."""
     work = op(*args, async_op=async_op)
     if async_op:
-        return Work(work)
-    work.wait()
+        return Work(work, _renamer(op.__self__))
+    _wait(op.__self__, work)
+
+
+# "rank 2", "ranks 1, 3" in the C group's messages
+_RANK_NUMBERS = re.compile(r"\b(ranks? )(\d+(?:, \d+)*)")
+
+
+def _renamer(pg):
+    """For a group whose ranks are not the global ones: a function turning
+    a RuntimeError of it into one naming global ranks (the C group names
+    its own; the API and get_rank() speak global ranks, so "rank 2 is gone"
+    from group [1, 2, 3] becomes "rank 3 is gone").  None otherwise."""
+    ranks = _pg_group_ranks.get(pg)
+    if not ranks or all(g == r for g, r in ranks.items()):
+        return None
+    to_global = {r: g for g, r in ranks.items()}
+
+    def rename(err):
+        msg = _RANK_NUMBERS.sub(lambda m: m.group(1) + ", ".join(
+            str(to_global.get(int(x), x)) for x in m.group(2).split(", ")), str(err))
+        return RuntimeError(msg)
+    return rename
+
+
+def _wait(pg, work):
+    """work.wait() of a blocking call on `pg`, its error in global ranks."""
+    try:
+        work.wait()
+    except RuntimeError as e:
+        rename = _renamer(pg)
+        if rename is None:
+            raise
+        raise rename(e) from None
 
 
 def _timeout_seconds(timeout):
@@ -594,7 +627,7 @@ def isend(tensor, dst, group=None, tag=0):
         _warn_not_in_group("isend")
         return
     pg, group_dst = _p2p_target(group, dst, "destination")
-    return Work(pg.send([tensor], group_dst, tag))
+    return Work(pg.send([tensor], group_dst, tag), _renamer(pg))
 
 
 def irecv(tensor, src=None, group=None, tag=0):
@@ -605,9 +638,10 @@ def irecv(tensor, src=None, group=None, tag=0):
         _warn_not_in_group("irecv")
         return
     if src is None:
-        return Work(_pg(group).recv_anysource([tensor], tag))
+        pg = _pg(group)
+        return Work(pg.recv_anysource([tensor], tag), _renamer(pg))
     pg, group_src = _p2p_target(group, src, "source")
-    return Work(pg.recv([tensor], group_src, tag))
+    return Work(pg.recv([tensor], group_src, tag), _renamer(pg))
 
 
 def send(tensor, dst, group=None, tag=0):
@@ -617,7 +651,7 @@ def send(tensor, dst, group=None, tag=0):
         _warn_not_in_group("send")
         return
     pg, group_dst = _p2p_target(group, dst, "destination")
-    pg.send([tensor], group_dst, tag, async_op=False).wait()
+    _wait(pg, pg.send([tensor], group_dst, tag, async_op=False))
 
 
 def recv(tensor, src=None, group=None, tag=0):
@@ -630,13 +664,13 @@ def recv(tensor, src=None, group=None, tag=0):
     if src is None:
         pg = _pg(group)
         work = pg.recv_anysource([tensor], tag, async_op=False)
-        work.wait()
+        _wait(pg, work)
         src_rank = work.source_rank()
         if group is None or group is GroupMember.WORLD:
             return src_rank
         return get_global_rank(pg, src_rank)
     pg, group_src = _p2p_target(group, src, "source")
-    pg.recv([tensor], group_src, tag, async_op=False).wait()
+    _wait(pg, pg.recv([tensor], group_src, tag, async_op=False))
     return src
 
 
@@ -716,9 +750,9 @@ def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
     code = _op_code(op, "all_reduce_coalesced")
     works = [pg.allreduce([t], code, async_op=async_op) for t in tensors]
     if async_op:
-        return _collect([Work(w) for w in works], tensors)
+        return _collect([Work(w, _renamer(pg)) for w in works], tensors)
     for w in works:
-        w.wait()
+        _wait(pg, w)
 
 
 def _collect(works, value):
@@ -790,9 +824,9 @@ def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None,
                          async_op=async_op)
              for i, t in enumerate(input_tensor_list)]
     if async_op:
-        return _collect([Work(w) for w in works], output_tensor_lists)
+        return _collect([Work(w, _renamer(pg)) for w in works], output_tensor_lists)
     for w in works:
-        w.wait()
+        _wait(pg, w)
 
 
 def _validate_output_list_for_rank(my_rank, dst, gather_list):
