@@ -73,11 +73,23 @@ def _missing(store, keys):
 _LINGER = timedelta(seconds=1)
 
 
+_ON_RANK = "store based barrier on rank: "
+
+
+def _as_seen_by(msg, rank):
+    """The shared failure `msg` as `rank` reports it: a timeout names the
+    rank raising it, as each rank's own would."""
+    head, sep, tail = msg.partition(_ON_RANK)
+    if not sep or rank < 0:
+        return msg
+    return "%s%s%d%s" % (head, sep, rank, tail[tail.find(","):])
+
+
 def _fail(store, base, rank, keys, msg):
     """Publish `msg` as the group's failure (the first one written wins),
     wake the waiting ranks, and raise it."""
     abort_key = base + "/abort"
-    msg = store.compare_set(abort_key, "", msg).decode(errors="replace")
+    msg = _as_seen_by(store.compare_set(abort_key, "", msg).decode(errors="replace"), rank)
     present = [r for r in range(len(keys)) if store.check([keys[r]])]
     for r in range(len(keys)):
         if r not in present:
@@ -93,7 +105,7 @@ def _fail(store, base, rank, keys, msg):
 
 
 def _timeout_message(rank, base, world_size, missing, timeout):
-    return ("Timed out initializing process group in store based barrier on rank: "
+    return ("Timed out initializing process group in " + _ON_RANK +
             "%d, for key: %s (world_size=%d, worker_count=%d, timeout=%s): %s never "
             "joined" % (rank, base, world_size, world_size - len(missing),
                         timedelta(seconds=timeout.total_seconds()),
@@ -165,7 +177,7 @@ def arrive(store, base, rank, world_size, timeout, claim):
     if store.check([abort_key]):
         msg = store.get(abort_key).decode(errors="replace")
         store.set("%s/ack/%d" % (base, rank), "1")
-        raise RuntimeError(msg)
+        raise RuntimeError(_as_seen_by(msg, rank))
     return base
 
 
