@@ -502,3 +502,28 @@ def test_unfinished_reduction_sticks(world1):
     with d.no_sync():
         assert _err(lambda: d(ctorch.ones(1, 2)))[0] == "RuntimeError"
     assert len(calls) == 2
+
+
+def test_buckets_start_during_backward(world1):
+    """Buckets follow the parameters in reverse, the first closing at
+    1 MiB and the others at bucket_cap_mb; each starts as soon as its
+    gradients are in, while backward still computes the earlier layers."""
+    from ctorch.distributed.algorithms.ddp_comm_hooks import default_hooks
+    ctorch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(8, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                      nn.Linear(512, 512))
+    d = nn.parallel.DistributedDataParallel(m, bucket_cap_mb=0.5)
+    events = []
+
+    def hook(state, bucket):
+        events.append(("bucket", bucket.index(), [tuple(p.shape) for p in bucket.parameters()]))
+        return default_hooks.allreduce_hook(state, bucket)
+
+    d.register_comm_hook(None, hook)
+    m[0].weight.register_hook(lambda g: events.append(("first layer grad",)))
+    d(ctorch.ones(2, 8)).sum().backward()
+    assert events == [("bucket", 0, [(512,), (512, 512)]),
+                      ("bucket", 1, [(512,), (512, 512)]),
+                      ("first layer grad",),
+                      ("bucket", 2, [(512,), (512, 8)])]
+    assert all(p.grad is not None for p in m.parameters())
