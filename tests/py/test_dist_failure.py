@@ -430,6 +430,42 @@ def test_peer_skips_op():
                                                   res[1]["skip1"][1], res[0]["wait"][1]))
 
 
+def _stopped(r, world, path):
+    """Rank 2 stops (SIGSTOP) 20 ms into a 64 MB all_reduce: alive, its
+    sockets open, it never sends the rest."""
+    _init(r, world, path, timeout=SKIP_TIMEOUT)
+    t = ctorch.ones(BIG)
+    store = dist.distributed_c10d._get_default_store()
+    dist.barrier()
+    if r == 2:
+        store.set("stopped_pid", str(os.getpid()))
+        dist.all_reduce(t, async_op=True)
+        time.sleep(0.02)
+        os.kill(os.getpid(), signal.SIGSTOP)
+    out = {"first": error_of(lambda: dist.all_reduce(t)),
+           "next": error_of(lambda: dist.all_reduce(ctorch.ones(3)))}
+    if r == 0:
+        os.kill(int(store.get("stopped_pid")), signal.SIGKILL)
+    return out
+
+
+def test_peer_stopped_mid_transfer():
+    res = values_of(spawn(3, _stopped), dead=(2,))
+    for r, out in res.items():
+        for key in ("first", "next"):
+            msg, took = out[key]
+            assert msg.startswith("ProcessGroupGloo::allreduce: "), msg
+            assert SKIP_TIMEOUT * 0.9 <= took <= SKIP_TIMEOUT * 1.1 + 0.3, (key, took)
+        # mid-transfer a rank names the peer it waited on: rank 2, or (about
+        # one run in four) a survivor whose own wait on rank 2 had not yet
+        # timed out ("waiting for data from rank 0")
+        assert re.search(r"timed out after 1500 ms waiting for data from rank [02]$",
+                         out["first"][0]), out["first"][0]
+        # the next one never starts on rank 2
+        assert out["next"][0].endswith("timed out after 1500 ms: rank 2 never arrived at "
+                                       "this collective (sequence number 3)"), out["next"]
+
+
 # ---- a rank that never joins; a rank claimed twice ----------------------------------
 
 def _join(r, world, path, seconds):
