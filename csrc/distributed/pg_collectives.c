@@ -578,30 +578,41 @@ c_exchange_flat(coll *c, char **sp, size_t *sl, size_t *rc)
     pg_flat *f = pg->flat;
     int P = c->P, r = c->r;
     int64_t seq = c->w->seq;
-    /* inline: the same bytes for every peer that takes any */
-    const char *pay = NULL;
-    size_t plen = 0;
-    uint64_t mask = 0;
-    bool same = true;
-    for (int q = 0; q < P && sp != NULL; q++) {
-        if (q == r || sp[q] == NULL) {
+    /* inline when the descriptions and every part fit (a part sent to
+     * several ranks is written once) */
+    pg_flat_slot *mine = pg_flat_slot_at(f, seq, r);
+    char *area = pg_flat_data(mine);
+    size_t used = 0, cap = pg_flat_cap(f);
+    bool inl = c->mymeta_len <= PG_FLAT_META_MAX;
+    for (int q = 0; q < P && inl; q++) {
+        mine->part[q].len = PG_FLAT_NONE;
+        if (q == r || sp == NULL || sp[q] == NULL) {
             continue;
         }
-        same &= mask == 0 || (sp[q] == pay && sl[q] == plen);
-        pay = sp[q];
-        plen = sl[q];
-        mask |= 1ull << q;
+        int same = -1;
+        for (int k = 0; k < q && same < 0; k++) {
+            if (k != r && sp[k] == sp[q] && sl[k] == sl[q]) {
+                same = k;
+            }
+        }
+        if (same >= 0) {
+            mine->part[q] = mine->part[same];
+            continue;
+        }
+        if (sl[q] > cap - used) {
+            inl = false;
+            break;
+        }
+        mine->part[q].off = used;
+        mine->part[q].len = sl[q];
+        if (sl[q] > 0) {
+            memcpy(area + used, sp[q], sl[q]);
+        }
+        used += pg_pad8(sl[q]);
     }
-    bool inl = same && plen <= pg_flat_cap(f) && c->mymeta_len <= PG_FLAT_META_MAX;
-    pg_flat_slot *mine = pg_flat_slot_at(f, seq, r);
     mine->meta_len = inl ? c->mymeta_len : 0;
     if (inl) {
         memcpy(mine->meta, c->mymeta, c->mymeta_len);
-        mine->to_mask = mask;
-        mine->plen = plen;
-        if (plen > 0) {
-            memcpy(pg_flat_data(mine), pay, plen);
-        }
     }
     c->phase = 1;
     pg_flat_publish(f, seq);
@@ -642,11 +653,12 @@ c_exchange_flat(coll *c, char **sp, size_t *sl, size_t *rc)
             continue;
         }
         size_t want = rc != NULL ? rc[q] : 0;
-        size_t got = (sl_[q]->to_mask >> r) & 1 ? sl_[q]->plen : 0;
+        uint64_t off = sl_[q]->part[r].off, got = sl_[q]->part[r].len;
+        got = got == PG_FLAT_NONE ? 0 : got;
         size_mismatch |= got != want;
         c->p1data[q] = buf;
         if (got == want && want > 0) {
-            memcpy(buf, pg_flat_data(sl_[q]), want);
+            memcpy(buf, pg_flat_data(sl_[q]) + off, want);
         }
         buf += pg_pad8(want);
     }

@@ -126,14 +126,19 @@ typedef struct {
 typedef struct pg_flat pg_flat;
 
 #define PG_FLAT_META_MAX 1024
+#define PG_FLAT_MAX_RANKS 64
+#define PG_FLAT_NONE UINT64_MAX
 
-/* A rank's slot for one generation; its payload follows it. */
+/* A rank's slot for one generation; its payload area follows it.  What
+ * rank q is to take lies at part[q] (len PG_FLAT_NONE: nothing); ranks
+ * that take the same bytes share one copy. */
 typedef struct {
     _Alignas(64) _Atomic int64_t seq; /* stamp: published last */
-    uint64_t to_mask;                 /* the ranks its payload is for */
-    uint64_t plen;                    /* payload bytes */
     uint32_t meta_len;                /* 0: this rank's phase 1 goes by the rings */
     _Alignas(64) uint8_t meta[PG_FLAT_META_MAX];
+    struct {
+        uint64_t off, len;
+    } part[PG_FLAT_MAX_RANKS];
 } pg_flat_slot;
 
 /* --- engine entries -------------------------------------------------------- */

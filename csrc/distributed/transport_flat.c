@@ -11,7 +11,8 @@
  * that takes any) into its slot, then stamps the slot with the collective's
  * sequence number.  A rank that finds every stamp present after its own
  * wakes all sleepers with one FUTEX_WAKE on the shared `bell`; so each
- * sleeper sleeps and wakes once per operation.  Two generations of slots
+ * sleeper sleeps and wakes once per operation.  (Payloads that differ by
+ * destination, as in scatter and all_to_all, lie side by side.)  Two generations of slots
  * (by the parity of the sequence number) let a rank fill the next
  * operation's slot while a slow peer still reads this one: no rank can get
  * two operations ahead of another, since each needs every stamp.
@@ -111,7 +112,7 @@ static bool
 flat_able(const ct_pg *pg)
 {
     const char *e = getenv("CTORCH_GLOO_FLAT");
-    return pg->size >= 2 && pg->size <= 64 && pg->nshm == pg->size - 1 &&
+    return pg->size >= 2 && pg->size <= PG_FLAT_MAX_RANKS && pg->nshm == pg->size - 1 &&
            pg_have_futex_waitv() && !(e != NULL && e[0] == '0');
 }
 
@@ -122,7 +123,7 @@ pg_flat_setup(ct_pg *pg, size_t data_cap, int64_t deadline)
     bool able = flat_able(pg);
     int fd = -1, rc = -1;
     pg_flat *f = NULL;
-    if (P < 2 || P > 64) {
+    if (P < 2 || P > PG_FLAT_MAX_RANKS) {
         return 0; /* the same answer on every rank without asking */
     }
     if (me == 0) {

@@ -422,6 +422,14 @@ def _flat(pg, r, world, full):
     out["sums"] = [a, t.tolist(), b.tolist() if r == world - 1 else None]
     out["bcast"] = c.tolist() == [float(i) for i in range(9)]
     out["gather"] = [o.tolist() for o in outs] == [[float(q)] * 3 for q in range(world)]
+    # payloads that differ by destination lie side by side
+    s = ctorch.zeros(4)
+    pg.scatter([s], [[ctorch.full((4,), 10.0 * q) for q in range(world)]] if r == 0 else [],
+               0).wait()
+    o = ctorch.zeros(2 * world)
+    pg.alltoall_base(o, ctorch.arange(2.0 * world) + 100 * r, [], []).wait()
+    out["personal"] = (s.tolist() == [10.0 * r] * 4 and o.tolist() ==
+                       [100.0 * q + 2 * r + j for q in range(world) for j in range(2)])
     # one rank's payload fits the segment, another's does not: both sides
     # take the rings, and the rings tell them apart
     x = ctorch.ones(2 if r == 0 else 100000)
@@ -438,6 +446,7 @@ def test_flat_segment(world):
     rings = run(world, _flat, False, env={"CTORCH_GLOO_FLAT": "0"})
     for res in flat + rings:
         assert res["bad"] == [] and res["bcast"] and res["gather"] and res["after"]
+        assert res["personal"]
         assert "rank 0 has a tensor of size [2]" in res["mixed"]
         assert "rank 1 has one of size [100000]" in res["mixed"]
     assert [res["flat"] for res in flat + rings] == [True] * world + [False] * world
