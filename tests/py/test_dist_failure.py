@@ -347,6 +347,50 @@ def test_peer_killed_in_subgroup():
         assert "rank 3 is gone" in res[r]["world"], res[r]["world"]
 
 
+def _survivors_go_on(r, world, path):
+    _init(r, world, path)
+    dist.barrier()
+    if r == 2:
+        time.sleep(0.3)
+        os.kill(os.getpid(), signal.SIGKILL)
+    out = {}
+    t = ctorch.zeros(3)
+    if r == 0:
+        out["p2p"] = error_of(lambda: dist.recv(t, 1))[0]
+        out["got"] = t.tolist()
+    else:
+        time.sleep(0.6)                # sent after rank 2 died
+        out["p2p"] = error_of(lambda: dist.send(ctorch.full((3,), 7.0), 0))[0]
+    out["world"] = error_of(dist.barrier)[0]
+    t0 = time.monotonic()
+    dist.destroy_process_group()
+    out["destroy_s"] = time.monotonic() - t0
+    # the survivors start over as a world of two
+    _init(r, 2, path + ".again", timeout=10.0)
+    x = ctorch.full((2,), float(r + 1))
+    dist.all_reduce(x)
+    out["again"] = x.tolist()
+    dist.destroy_process_group()
+    if r == 0:
+        for p in (path + ".again", path + ".again.lock"):
+            if os.path.exists(p):
+                os.unlink(p)
+    return out
+
+
+def test_survivors_go_on():
+    """A send/recv between two survivors completes though a third rank
+    died; destroy_process_group after the death returns at once and the
+    survivors build a new world."""
+    res = values_of(spawn(3, _survivors_go_on), dead=(2,))
+    assert res[0]["p2p"] is None and res[1]["p2p"] is None
+    assert res[0]["got"] == [7.0] * 3
+    for r in (0, 1):
+        assert "rank 2 is gone" in res[r]["world"], res[r]["world"]
+        assert res[r]["destroy_s"] < 1.0, res[r]["destroy_s"]
+        assert res[r]["again"] == [3.0, 3.0]
+
+
 # ---- a peer alive but skipping the operation --------------------------------------
 
 SKIP_TIMEOUT = 1.5
