@@ -12,7 +12,6 @@ initial parameters come from the same generator, so the checksums agree
 to print precision).
 """
 import os
-import re
 import shutil
 import socket
 import subprocess
