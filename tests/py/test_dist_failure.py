@@ -219,22 +219,26 @@ def _op(name, r, world):
 
 
 def _killed(r, world, path, name, asyn, kill_w):
-    """Rank 2 dies 0.3 s after a barrier (for all_reduce_large, 50 ms into
-    its own all_reduce); ranks 0 and 1 are inside `name` by then."""
+    """Ranks 0 and 1 enter `name`; rank 2 sees them start (a store key),
+    waits 0.1 s, and dies (for all_reduce_large, 50 ms into its own part of
+    the all_reduce: mid-transfer)."""
     _init(r, world, path)
+    store = dist.distributed_c10d._get_default_store()
     if r == 2:
         big = ctorch.ones(BIG) if name == "all_reduce_large" else None
     else:
         call, opname = _op(name, r, world)
     dist.barrier()
     if r == 2:
+        store.wait(["in_op/0", "in_op/1"])
         if big is not None:
             dist.all_reduce(big, async_op=True)
             time.sleep(0.05)
         else:
-            time.sleep(0.3)
+            time.sleep(0.1)
         os.write(kill_w, repr(time.monotonic()).encode())
         os.kill(os.getpid(), signal.SIGKILL)
+    store.set("in_op/%d" % r, "1")
     out = {"opname": opname, "start": time.monotonic()}
     work = None
     try:
