@@ -97,6 +97,27 @@ grad_second(int kind, ag_frame *f, const ct_tensor *g, const ct_tensor *other)
     }
 }
 
+/* Note [Gradient layout of mm's second operand]
+ * Linear multiplies by weight.t(), a transposed view.  Its gradient
+ * a^T g would be a contiguous [in, out] tensor, so the weight's gradient
+ * (its transpose) would be column-major, and every later read of .grad
+ * (accumulation, the optimizer, DDP's bucket copies) strided.  As
+ * PyTorch's mm_mat2_backward does, a transposed operand gets (g^T a)^T
+ * instead: the same product, laid out like the operand. */
+static bool
+transposed_2d(const ct_tensor *t)
+{
+    return t != NULL && t->ndim == 2 && t->sizes[0] > 1 && t->sizes[1] > 1 &&
+           t->strides[0] == 1 && t->strides[1] == t->sizes[0];
+}
+
+static ct_tensor *
+grad_second_transposed(ag_frame *f, const ct_tensor *g, const ct_tensor *other)
+{
+    ct_tensor *r = ag_tmp(f, ctag_mm(ag_tmp(f, mT(g)), other, NULL));
+    return r != NULL ? mT(r) : NULL;
+}
+
 /* t in dtype (addr promotes its operands; the others share one dtype). */
 static ct_tensor *
 as_dtype(ag_frame *f, ct_tensor *t, ct_dtype dtype)
@@ -147,7 +168,9 @@ product_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
             continue;
         }
         ct_tensor *r = k == 0 ? grad_first(kind, &f, g, b)
-                              : grad_second(kind, &f, g, a);
+                     : (kind == P_MM || kind == P_ADDMM) && n->ints[CT_MAX_DIMS]
+                         ? grad_second_transposed(&f, g, a)
+                         : grad_second(kind, &f, g, a);
         if (r != NULL && alpha != 1) {
             ct_tensor *s = ag_mul_s(r, alpha);
             ct_tensor_decref(r);
@@ -211,6 +234,10 @@ record_product(int kind, int nin, const ct_tensor *const *ins, ct_tensor *r,
     n->s[1] = alpha;
     if (kind == P_ADDBMM) {
         n->ints[CT_MAX_DIMS] = a->sizes[0];
+    }
+    if (kind == P_MM || kind == P_ADDMM) {
+        /* b itself is saved only when a needs a gradient */
+        n->ints[CT_MAX_DIMS] = transposed_2d(b);
     }
     if (kind == P_ADDR) {
         n->ints[CT_MAX_DIMS] = a->dtype;

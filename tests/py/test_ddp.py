@@ -472,6 +472,13 @@ def test_grad_layout():
     m = nn.Linear(3, 2)
     m(ctorch.ones(4, 3)).sum().backward()
     assert m.weight.grad.stride() == (3, 1) and m.weight.grad.tolist() == [[4.0] * 3] * 2
+    # mm's backward lays the gradient of weight.t() out like weight.t()
+    x = ctorch.ones(4, 3, requires_grad=True)
+    gw, gx = ctorch.autograd.grad(m(x).sum(), [m.weight, x])
+    assert gw.stride() == (3, 1) and gw.tolist() == [[4.0] * 3] * 2
+    assert gx.stride() == (3, 1)
+    gw, = ctorch.autograd.grad(ctorch.mm(ctorch.ones(4, 3), m.weight.t()).sum(), [m.weight])
+    assert gw.stride() == (3, 1)
 
 
 def test_unfinished_reduction_sticks(world1):
