@@ -475,9 +475,9 @@ def test_peer_skips_op():
         assert res[r]["sum"] == [6.0] * 4
         assert res[r]["after"] == [3.0] * 2
         assert res[r]["gathered"] == [0.0, 1.0, 2.0]
-    print("skip: timeout 1.5 s, raised after %.3f s (rank 0; ranks 1, 2 skipping) and %.3f/%.3f s (ranks 0, 1; rank 2 "
-          "skipping); wait(0.3 s) after %.3f s" % (res[0]["skip2"][1], res[0]["skip1"][1],
-                                                  res[1]["skip1"][1], res[0]["wait"][1]))
+    print("skip: timeout 1.5 s, raised after %.3f s (rank 0; ranks 1, 2 skipping) and "
+          "%.3f/%.3f s (ranks 0, 1; rank 2 skipping); wait(0.3 s) after %.3f s"
+          % (res[0]["skip2"][1], res[0]["skip1"][1], res[1]["skip1"][1], res[0]["wait"][1]))
 
 
 def _stopped(r, world, path):
@@ -619,12 +619,12 @@ def test_mismatch_raises_on_every_rank():
         m = out["all_gather"]
         assert m.startswith("ProcessGroupGloo::allgather: "), m
         assert "size [2, 4]" in m and "size [6]" in m, m
-    assert res[0]["send"] == ("ProcessGroupGloo::send: rank 1 expected a tensor of size [4] "
-                              "and dtype torch.float32, but this rank sent one of size [3] "
-                              "and dtype torch.int64")
-    assert res[1]["recv"] == ("ProcessGroupGloo::recv: rank 0 sent a tensor of size [3] and "
-                              "dtype torch.int64, but this rank expected one of size [4] and "
-                              "dtype torch.float32")
+    assert res[0]["send"] == (
+        "ProcessGroupGloo::send: rank 1 expected a tensor of size [4] and dtype "
+        "torch.float32, but this rank sent one of size [3] and dtype torch.int64")
+    assert res[1]["recv"] == (
+        "ProcessGroupGloo::recv: rank 0 sent a tensor of size [3] and dtype torch.int64, "
+        "but this rank expected one of size [4] and dtype torch.float32")
 
 
 # ---- destroy_process_group releases everything; stale FileStore files ---------------
@@ -869,8 +869,9 @@ t = ctorch.arange(300007, dtype=ctorch.float64) * (rank + 1)
 dist.all_reduce(t)
 out["all_reduce_large"] = bool((t == ctorch.arange(300007, dtype=ctorch.float64)
                                 * sum(range(1, world + 1))).all())
-b = ctorch.arange(100003, dtype=ctorch.int32) if rank == 3 else ctorch.zeros(100003,
-                                                                           dtype=ctorch.int32)
+b = ctorch.arange(100003, dtype=ctorch.int32)
+if rank != 3:
+    b.zero_()
 dist.broadcast(b, 3)
 out["broadcast"] = bool((b == ctorch.arange(100003, dtype=ctorch.int32)).all())
 g = [ctorch.zeros(70001) for _ in range(world)]
@@ -907,9 +908,10 @@ def two_hosts():
             ["ip", "link", "add", va, "type", "veth", "peer", "name", vb],
             ["ip", "link", "set", va, "netns", a], ["ip", "link", "set", vb, "netns", b],
             ["ip", "-n", a, "addr", "add", net + ".1/24", "dev", va],
-            ["ip", "-n", b, "addr", "add", net + ".2/24", "dev", vb],
-            ["ip", "-n", a, "link", "set", va, "up"], ["ip", "-n", b, "link", "set", vb, "up"],
-            ["ip", "-n", a, "link", "set", "lo", "up"], ["ip", "-n", b, "link", "set", "lo", "up"]]
+            ["ip", "-n", b, "addr", "add", net + ".2/24", "dev", vb]]
+    for ns, dev in ((a, va), (b, vb)):
+        cmds += [["ip", "-n", ns, "link", "set", dev, "up"],
+                 ["ip", "-n", ns, "link", "set", "lo", "up"]]
     try:
         for c in cmds:
             if subprocess.run(c, capture_output=True).returncode != 0:
