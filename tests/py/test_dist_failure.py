@@ -627,6 +627,57 @@ def test_mismatch_raises_on_every_rank():
         "but this rank expected one of size [4] and dtype torch.float32")
 
 
+def _mismatch_rest(r, world, path):
+    """The other collectives with rank 2's tensors 7 elements longer."""
+    _init(r, world, path)
+    n = 100001 + (r == 2) * 7
+    F = ctorch.full
+    out = {}
+
+    def attempt(key, fn, *watch):
+        before = [w.clone() for w in watch]
+        out[key] = (error_of(fn)[0],
+                    all(bool((w == b).all()) for w, b in zip(watch, before)))
+
+    t = F((n,), 1.0)
+    attempt("reduce", lambda: dist.reduce(t, 0), t)
+    outs = [F((n,), -1.0) for _ in range(world)] if r == 0 else None
+    attempt("gather", lambda: dist.gather(F((n,), 1.0), outs, dst=0), *(outs or []))
+    ins = [F((n,), 2.0) for _ in range(world)] if r == 0 else None
+    t = F((n,), -1.0)
+    attempt("scatter", lambda: dist.scatter(t, ins, src=0), t)
+    o = F((n,), -1.0)
+    attempt("reduce_scatter", lambda: dist.reduce_scatter(
+        o, [F((n,), 1.0) for _ in range(world)]), o)
+    o = F((n,), -1.0)
+    attempt("_reduce_scatter_base", lambda: dist.reduce_scatter_tensor(
+        o, F((n * world,), 1.0)), o)
+    o = F((n * world,), -1.0)
+    attempt("_allgather_base", lambda: dist.all_gather_into_tensor(o, F((n,), 1.0)), o)
+    outs = [F((n,), -1.0) for _ in range(world)]
+    attempt("alltoall", lambda: dist.all_to_all(
+        outs, [F((n,), 1.0) for _ in range(world)]), *outs)
+    o = F((n * world,), -1.0)
+    attempt("alltoall_base", lambda: dist.all_to_all_single(o, F((n * world,), 1.0)), o)
+    t = ctorch.ones(4)
+    dist.all_reduce(t)
+    out["after"] = t.tolist()
+    return out
+
+
+def test_mismatch_in_the_other_collectives():
+    for r, out in values_of(spawn(3, _mismatch_rest)).items():
+        assert out.pop("after") == [3.0] * 4
+        for name, (msg, untouched) in out.items():
+            assert untouched, (r, name)
+            assert msg.startswith("ProcessGroupGloo::%s: " % name), msg
+            if name.startswith("alltoall"):
+                assert re.search(r"split sizes disagree: rank \d sends 100001 \w+ to rank 2, "
+                                 r"which expects 100008 \w+ from it", msg), msg
+            else:
+                assert "size [100001]" in msg and "size [100008]" in msg, msg
+
+
 # ---- destroy_process_group releases everything; stale FileStore files ---------------
 
 def _resources():
