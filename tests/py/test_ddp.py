@@ -85,7 +85,7 @@ from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 dist.init_process_group("gloo")
 R, W = dist.get_rank(), dist.get_world_size()
 STEPS, B = 3, 4
-TOL = {"fp16_hook": 2e-3}
+TOL = {"fp16_hook": 2e-3, "fp16_wrapper": 2e-3}
 
 
 def shard(step, r, n_in=6, n_out=3):
@@ -184,6 +184,8 @@ train("small_buckets_view", mlp, ddp_kw=dict(bucket_cap_mb=0.0001,
 train("no_sync", mlp, accumulate=3)
 train("allreduce_hook", mlp, hook=default_hooks.allreduce_hook)
 train("fp16_hook", mlp, hook=default_hooks.fp16_compress_hook)
+train("fp16_wrapper", mlp,
+      hook=default_hooks.fp16_compress_wrapper(default_hooks.allreduce_hook))
 train("static_graph", mlp, ddp_kw=dict(static_graph=True))
 sub = dist.new_group(list(range(W)))
 train("process_group", mlp, ddp_kw=dict(process_group=sub))
@@ -277,7 +279,8 @@ def test_ddp_matches_single_process(world):
     assert "never-used grad None" in got
     checks = [ln.split()[0] for ln in got if ln.split()[1:2] == ["ok"]]
     assert checks == ["basic", "bucket_view", "small_buckets", "small_buckets_view",
-                      "no_sync", "allreduce_hook", "fp16_hook", "static_graph",
+                      "no_sync", "allreduce_hook", "fp16_hook", "fp16_wrapper",
+                      "static_graph",
                       "process_group", "find_unused", "static_unused", "join",
                       "join_view", "buffers_True", "buffers_False"]
     assert ("unfinished: Expected to have finished reduction in the prior iteration "
@@ -365,6 +368,15 @@ def test_comm_hook_errors(world1):
                      sorted(tuple(p.shape) for p in bucket.parameters())))
         return default_hooks.allreduce_hook(state, bucket)
 
+    d = nn.parallel.DistributedDataParallel(nn.Linear(2, 2))
+    assert _err(lambda: d.register_comm_hook(None, default_hooks.bf16_compress_hook)) == (
+        "TypeError", "BF16 all reduce communication hook required CUDA 11+ and NCCL 2.10+.")
+    from ctorch.distributed.algorithms.ddp_comm_hooks import (
+        DDPCommHookType, register_ddp_comm_hook)
+    register_ddp_comm_hook(DDPCommHookType.NOOP, d)
+    assert d.reducer.comm_hook.__name__ == "noop_hook"
+    d(ctorch.ones(1, 2)).sum().backward()
+    assert d.module.bias.grad.tolist() == [1.0, 1.0]
     d = nn.parallel.DistributedDataParallel(nn.Linear(2, 2))
     d.register_comm_hook(None, hook)
     d(ctorch.ones(1, 2)).sum().backward()

@@ -312,6 +312,10 @@ class DistributedDataParallel(Module, Joinable):
         if ann is not inspect._empty and ann is not GradBucket:
             raise ValueError("Communication hook: bucket annotation should be "
                              "dist.GradBucket.")
+        if hook.__name__ in ("bf16_compress_hook", "bf16_compress_wrapper_hook"):
+            # PyTorch allows them only with CUDA 11+ and NCCL 2.10+
+            raise TypeError("BF16 all reduce communication hook required CUDA 11+ and "
+                            "NCCL 2.10+.")
 
     def _set_params_and_buffers_to_ignore_for_model(module, params_and_buffers_to_ignore):
         module._ddp_params_and_buffers_to_ignore = params_and_buffers_to_ignore

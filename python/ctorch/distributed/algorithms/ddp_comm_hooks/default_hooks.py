@@ -38,3 +38,47 @@ def fp16_compress_hook(process_group, bucket):
         return out
 
     return fut.then(decompress)
+
+
+def bf16_compress_hook(process_group, bucket):
+    """fp16_compress_hook with bfloat16 (DDP accepts it only on CUDA 11+
+    with NCCL 2.10+, as PyTorch's does)."""
+    group = _group(process_group)
+    compressed = bucket.buffer().to(ctorch.bfloat16).div_(group.size())
+    fut = dist.all_reduce(compressed, group=group, async_op=True).get_future()
+
+    def decompress(fut):
+        out = bucket.buffer()
+        out.copy_(fut.value()[0])
+        return out
+
+    return fut.then(decompress)
+
+
+def _compress_wrapper(hook, dtype, name):
+    def wrapper(hook_state, bucket):
+        buffer = bucket.buffer()
+        bucket.set_buffer(buffer.to(dtype))
+        fut = hook(hook_state, bucket)
+
+        def decompress(fut):
+            out = fut.value()
+            if isinstance(out, (list, tuple)):
+                out = out[0]
+            buffer.copy_(out)
+            return buffer
+
+        return fut.then(decompress)
+
+    wrapper.__name__ = name
+    return wrapper
+
+
+def fp16_compress_wrapper(hook):
+    """Run `hook` on the bucket cast to float16, then cast the result back."""
+    return _compress_wrapper(hook, ctorch.float16, "fp16_compress_wrapper_hook")
+
+
+def bf16_compress_wrapper(hook):
+    """Run `hook` on the bucket cast to bfloat16, then cast the result back."""
+    return _compress_wrapper(hook, ctorch.bfloat16, "bf16_compress_wrapper_hook")
