@@ -201,6 +201,8 @@ train("static_unused", Branchy, ddp_kw=dict(static_graph=True),
 train("join", mlp, counts=[2 + r for r in range(W)])
 train("join_view", mlp, counts=[2 + r for r in range(W)],
       ddp_kw=dict(gradient_as_bucket_view=True))
+train("join_unused", Branchy, counts=[2 + r for r in range(W)],
+      ddp_kw=dict(find_unused_parameters=True), fwd_kw=lambda r: {"use_odd": r == 1})
 
 # uneven inputs with throw_on_early_termination: every rank raises
 if W > 1:
@@ -282,7 +284,7 @@ def test_ddp_matches_single_process(world):
                       "no_sync", "allreduce_hook", "fp16_hook", "fp16_wrapper",
                       "static_graph",
                       "process_group", "find_unused", "static_unused", "join",
-                      "join_view", "buffers_True", "buffers_False"]
+                      "join_view", "join_unused", "buffers_True", "buffers_False"]
     assert ("unfinished: Expected to have finished reduction in the prior iteration "
             "before starting a new one. | Parameter indices which did not receive grad "
             "for rank 0: 2 3 4 5") in got
