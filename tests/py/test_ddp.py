@@ -547,3 +547,29 @@ def test_buckets_start_during_backward(world1):
                       ("first layer grad",),
                       ("bucket", 2, [(512,), (512, 8)])]
     assert all(p.grad is not None for p in m.parameters())
+
+
+def test_pickling(world1):
+    """deepcopy / save+load rebuild the reducer over the default group;
+    a DDP over another group refuses, with PyTorch's message."""
+    import copy
+    import io
+    d = nn.parallel.DistributedDataParallel(nn.Linear(2, 2))
+    d2 = copy.deepcopy(d)
+    d2(ctorch.ones(1, 2)).sum().backward()
+    assert d2.module.weight.grad.tolist() == [[1.0, 1.0]] * 2
+    assert d.module.weight.grad is None
+    buf = io.BytesIO()
+    ctorch.save(d, buf)
+    buf.seek(0)
+    d3 = ctorch.load(buf)
+    assert list(d3.state_dict()) == ["module.weight", "module.bias"]
+    d3(ctorch.ones(1, 2)).sum().backward()
+    assert d3.module.bias.grad.tolist() == [1.0, 1.0]
+    g = dist.new_group([0])
+    e = _err(lambda: copy.deepcopy(nn.parallel.DistributedDataParallel(
+        nn.Linear(2, 2), process_group=g)))
+    assert e == ("RuntimeError", "DDP Pickling/Unpickling are only supported when using "
+                 "DDP with the default process group. That is, when you have called "
+                 "init_process_group and have not passed process_group argument to DDP "
+                 "constructor")

@@ -144,21 +144,49 @@ class DistributedDataParallel(Module, Joinable):
         self.broadcast_bucket_size = int(250 * 1024 * 1024)
         self.bucket_bytes_cap = int(bucket_cap_mb * 1024 * 1024)
         ignore = set(self.parameters_to_ignore)
-        named = [(n, p) for n, p in module.named_parameters()
-                 if p.requires_grad and n not in ignore]
-        self._param_names = [n for n, _ in named]
-        params = [p for _, p in named]
         self.modules_buffers = [b for n, b in module.named_buffers() if n not in ignore]
         self._sync_module_states(0)
         self.num_iterations = 0
         self._divide_by_initial_world_size = True
         self._authoritative_rank = 0
         self._grad_sync_work = None
-        self.reducer = Reducer(params, self.process_group, self.bucket_bytes_cap,
-                               find_unused_parameters, gradient_as_bucket_view)
+        self._build_reducer()
         self._has_rebuilt_buckets = False
         if static_graph:
             self._set_static_graph()
+
+    def _build_reducer(self):
+        ignore = set(self.parameters_to_ignore)
+        named = [(n, p) for n, p in self.module.named_parameters()
+                 if p.requires_grad and n not in ignore]
+        self._param_names = [n for n, _ in named]
+        self.reducer = Reducer([p for _, p in named], self.process_group,
+                               self.bucket_bytes_cap, self.find_unused_parameters,
+                               self.gradient_as_bucket_view)
+
+    def __getstate__(self):
+        """Pickling (torch.save, deepcopy) drops the process group and the
+        reducer; unpickling builds them again over the default group."""
+        if self.process_group is not dist.distributed_c10d._get_default_group():
+            raise RuntimeError(
+                "DDP Pickling/Unpickling are only supported when using DDP with the "
+                "default process group. That is, when you have called "
+                "init_process_group and have not passed process_group argument to "
+                "DDP constructor")
+        attrs = dict(self.__dict__)
+        for k in ("process_group", "reducer", "_grad_sync_work"):
+            attrs.pop(k, None)
+        return attrs
+
+    def __setstate__(self, state):
+        self.process_group = dist.distributed_c10d._get_default_group()
+        super(DistributedDataParallel, self).__setstate__(state)
+        self.__dict__.setdefault("require_forward_param_sync", True)
+        self.__dict__.setdefault("require_backward_grad_sync", True)
+        self._grad_sync_work = None
+        self._build_reducer()
+        if self.static_graph:
+            self.reducer.static_graph = True
 
     def _sync_module_states(self, src):
         tensors = [p for n, p in self.module.named_parameters()
