@@ -220,10 +220,12 @@ def _op(name, r, world):
     raise KeyError(name)
 
 
-def _killed(r, world, path, name, asyn, kill_w):
+def _killed(r, world, path, name, asyn, kill_w, tcp):
     """Ranks 0 and 1 enter `name`; rank 2 sees them start (a store key),
     waits 0.1 s, and dies (for all_reduce_large, 50 ms into its own part of
-    the all_reduce: mid-transfer)."""
+    the all_reduce: mid-transfer).  tcp: sockets only, no shared memory."""
+    if tcp:
+        os.environ["CTORCH_GLOO_NO_SHM"] = "1"
     _init(r, world, path)
     store = dist.distributed_c10d._get_default_store()
     if r == 2:
@@ -241,7 +243,8 @@ def _killed(r, world, path, name, asyn, kill_w):
         os.write(kill_w, repr(time.monotonic()).encode())
         os.kill(os.getpid(), signal.SIGKILL)
     store.set("in_op/%d" % r, "1")
-    out = {"opname": opname, "start": time.monotonic()}
+    out = {"opname": opname, "start": time.monotonic(),
+           "shm_peers": dist.distributed_c10d._get_default_group()._shm_peers()}
     work = None
     try:
         work = call(asyn)
@@ -267,6 +270,8 @@ KILL_OPS = ["send", "isend", "recv", "irecv", "recv_any", "irecv_any", "broadcas
             "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "barrier"]
 # the same through async_op=True: a pending Work
 KILL_ASYNC = ["all_reduce", "all_reduce_large", "broadcast", "all_gather", "barrier"]
+# and over TCP, where a death is a closed socket rather than a silent ring
+KILL_TCP = ["send", "recv_any", "all_reduce_large", "all_to_all", "barrier"]
 
 
 def _check_named(msg, opname):
@@ -276,12 +281,13 @@ def _check_named(msg, opname):
     assert not IP_PORT.search(msg), msg
 
 
-@pytest.mark.parametrize("name,asyn", [(n, False) for n in KILL_OPS]
-                         + [(n, True) for n in KILL_ASYNC])
-def test_peer_killed_during_op(name, asyn):
+@pytest.mark.parametrize("name,asyn,tcp", [(n, False, False) for n in KILL_OPS]
+                         + [(n, True, False) for n in KILL_ASYNC]
+                         + [(n, False, True) for n in KILL_TCP])
+def test_peer_killed_during_op(name, asyn, tcp):
     kill_r, kill_w = os.pipe()
     try:
-        res = values_of(spawn(3, _killed, name, asyn, kill_w), dead=(2,))
+        res = values_of(spawn(3, _killed, name, asyn, kill_w, tcp), dead=(2,))
         os.close(kill_w)
         kill_w = None
         killed_at = float(os.read(kill_r, 100))
@@ -294,6 +300,7 @@ def test_peer_killed_during_op(name, asyn):
         # the op was under way when the peer died (send: rank 2 takes
         # nothing, so 64 MB do not fit in the ring)
         assert out["start"] < killed_at, (r, out["start"] - killed_at)
+        assert out["shm_peers"] == (0 if tcp else 2)
         if asyn:
             assert out["pending"], r
             done, ok, exc = out["work"]
@@ -305,7 +312,8 @@ def test_peer_killed_during_op(name, asyn):
         assert out["t_first"] - killed_at < DEATH_BOUND, took
         assert out["t_next"] - killed_at < DEATH_BOUND, took
     # shown with -s: the figures of the report
-    print("kill-to-raise %s%s: %s" % (name, " async" if asyn else "", ", ".join(
+    print("kill-to-raise %s%s%s: %s" % (name, " async" if asyn else "",
+                                        " tcp" if tcp else "", ", ".join(
         "%.3f/%.3f s" % t for t in took)))
 
 
