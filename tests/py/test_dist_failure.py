@@ -217,6 +217,8 @@ def _op(name, r, world):
                 "alltoall_base")
     if name == "barrier":
         return (lambda a: dist.barrier(async_op=a)), "barrier"
+    if name == "new_group":
+        return (lambda a: dist.new_group([0, 1])), "new_group"
     raise KeyError(name)
 
 
@@ -267,7 +269,8 @@ def _killed(r, world, path, name, asyn, kill_w, tcp):
 KILL_OPS = ["send", "isend", "recv", "irecv", "recv_any", "irecv_any", "broadcast",
             "all_reduce", "all_reduce_large", "reduce", "all_gather",
             "all_gather_into_tensor", "gather", "scatter", "reduce_scatter",
-            "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "barrier"]
+            "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "barrier",
+            "new_group"]
 # the same through async_op=True: a pending Work
 KILL_ASYNC = ["all_reduce", "all_reduce_large", "broadcast", "all_gather", "barrier"]
 # and over TCP, where a death is a closed socket rather than a silent ring
@@ -276,7 +279,10 @@ KILL_TCP = ["send", "recv_any", "all_reduce_large", "all_to_all", "barrier"]
 
 def _check_named(msg, opname):
     assert msg is not None, "no error"
-    assert msg.startswith("ProcessGroupGloo::%s: " % opname), msg
+    # new_group's join notices the death through a barrier of the world
+    prefix = ("new_group: ProcessGroupGloo::barrier: " if opname == "new_group"
+              else "ProcessGroupGloo::%s: " % opname)
+    assert msg.startswith(prefix), msg
     assert "rank 2" in msg, msg
     assert not IP_PORT.search(msg), msg
 

@@ -25,6 +25,7 @@ are all gone is stale: the first process to see that moves <base>/epoch on
 """
 import os
 import socket
+import time
 import uuid
 from datetime import timedelta
 
@@ -133,13 +134,42 @@ def _key_base(store, base, world_size):
     return "%s#%s" % (base, epoch)
 
 
-def arrive(store, base, rank, world_size, timeout, claim):
+_SLICE = 0.1
+
+
+class GroupLost(RuntimeError):
+    """Raised by an `alive` callable: the process group lost a rank."""
+
+
+def _wait_all(store, keys, timeout, alive):
+    """store.wait(keys, timeout).  With `alive` (a callable that raises once
+    the ranks' process group has lost a rank), the wait goes in slices that
+    call it, so a dead rank fails the wait at once, not after the timeout
+    (new_group's is 30 minutes by default)."""
+    if alive is None:
+        store.wait(keys, timeout)
+        return
+    end = time.monotonic() + timeout.total_seconds()
+    while True:
+        start = time.monotonic()
+        piece = min(max(end - start, 0.001), _SLICE)
+        try:
+            store.wait(keys, timedelta(seconds=piece))
+            return
+        except RuntimeError:
+            # a store that fails at once is not a slice that ran out
+            if time.monotonic() >= end or time.monotonic() - start < piece * 0.5:
+                raise
+            alive()
+
+
+def arrive(store, base, rank, world_size, timeout, claim, alive=None):
     """Check in as `rank` and wait until all `world_size` ranks have.
 
     claim: detect a second process claiming the same rank (init); new_group
     only checks in.  Raises RuntimeError naming the missing ranks after
-    `timeout` (a timedelta), or the double claim.  Returns the base of the
-    keys used (depart takes it).
+    `timeout` (a timedelta), or the double claim; alive: see _wait_all.
+    Returns the base of the keys used (depart takes it).
     """
     name = base
     if claim:
@@ -165,7 +195,9 @@ def arrive(store, base, rank, world_size, timeout, claim):
     # a set (not compare_set, which need not wake waiters) marks the arrival
     store.set(keys[rank], "1")
     try:
-        store.wait(keys, timeout)
+        _wait_all(store, keys, timeout, alive)
+    except GroupLost as e:
+        _fail(store, base, rank, keys, str(e))
     except RuntimeError as e:
         try:
             missing = _missing(store, keys)
@@ -181,7 +213,7 @@ def arrive(store, base, rank, world_size, timeout, claim):
     return base
 
 
-def depart(store, base, rank, world_size, timeout):
+def depart(store, base, rank, world_size, timeout, alive=None):
     """After building the group: rank 0 (the TCPStore's host) returns only
     when every other rank has built it and is done with the store.  `base`
     is what arrive returned."""
@@ -192,7 +224,9 @@ def depart(store, base, rank, world_size, timeout):
     if not keys:
         return
     try:
-        store.wait(keys, timeout)
+        _wait_all(store, keys, timeout, alive)
+    except GroupLost as e:
+        raise RuntimeError(str(e)) from None
     except RuntimeError as e:
         try:
             missing = [r + 1 for r in _missing(store, keys)]

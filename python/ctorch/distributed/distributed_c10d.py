@@ -541,15 +541,41 @@ def new_group(ranks=None, timeout=default_pg_timeout, backend=None, pg_options=N
     _timeout_seconds(timeout)
     name = _next_group_name(None)
     base = "ctorch_join:%d:%s" % (_init_count, name)
+    alive = _world_alive(default_pg)
     _join.arrive(default_store, base, global_rank, global_world_size, timeout,
-                 claim=False)
+                 claim=False, alive=alive)
     pg = _new_process_group_helper(len(ranks), group_rank, ranks, backend,
                                    default_store, pg_options=pg_options,
                                    group_name=name, timeout=timeout)
     if pg is not GroupMember.NON_GROUP_MEMBER:
         _pg_group_ranks[pg] = {g: i for i, g in enumerate(ranks)}
-    _join.depart(default_store, base, global_rank, global_world_size, timeout)
+    _join.depart(default_store, base, global_rank, global_world_size, timeout,
+                 alive=alive)
+    if alive is not None:
+        try:
+            alive(wait=True)
+        except _join.GroupLost as e:
+            raise RuntimeError(str(e)) from None
     return pg
+
+
+def _world_alive(default_pg):
+    """For new_group's joining: every rank enters new_group, so a barrier of
+    the default group (started here, asynchronously) fails as soon as a rank
+    is gone.  Returns a callable that raises that failure (with wait=True,
+    after waiting for the barrier), or None where the default group is not
+    ctorch's gloo."""
+    if not isinstance(default_pg, ProcessGroupGloo) or default_pg.size() == 1:
+        return None
+    probe = default_pg.barrier()
+
+    def alive(wait=False):
+        if wait or probe.is_completed():
+            try:
+                probe.wait()
+            except RuntimeError as e:
+                raise _join.GroupLost("new_group: %s" % e) from None
+    return alive
 
 
 def new_subgroups(group_size=None, group=None, timeout=default_pg_timeout,
