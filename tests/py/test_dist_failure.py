@@ -411,6 +411,25 @@ def test_survivors_go_on():
         assert res[r]["again"] == [3.0, 3.0]
 
 
+def _late_new_group(r, world, path):
+    _init(r, world, path)
+    if r == 2:
+        time.sleep(0.5)                # several of the join's wait slices
+    t0 = time.monotonic()
+    g = dist.new_group([1, 2], timeout=T(seconds=5))
+    took = time.monotonic() - t0
+    t = ctorch.full((2,), float(r))
+    if r != 0:
+        dist.all_reduce(t, group=g)
+    return t.tolist(), took
+
+
+def test_new_group_waits_for_a_late_rank():
+    res = values_of(spawn(3, _late_new_group))
+    assert [res[r][0] for r in range(3)] == [[0.0, 0.0], [3.0, 3.0], [3.0, 3.0]]
+    assert 0.3 < res[0][1] < 4.0, res
+
+
 # ---- a peer alive but skipping the operation --------------------------------------
 
 SKIP_TIMEOUT = 1.5
