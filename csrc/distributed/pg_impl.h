@@ -290,6 +290,8 @@ struct ct_pg {
     /* Note [Waiting] (transport_engine.c) */
     int64_t spin_budget, wait_budget;
     unsigned waits;
+    int wait_yields;            /* sched_yield calls in this wait */
+    int64_t no_yield_until;     /* a yield was slow: sleep instead until then */
     bool wait_blocked;
 };
 

@@ -47,15 +47,17 @@
  * (pg->oversub), a peer we wait for is likely waiting for our core: then
  * a waiter does not spin but yields at once, for up to 200 us (a yield
  * hands the core to a runnable peer for the price of a context switch,
- * where a futex sleep and wake-up costs several), then sleeps.  Measured
- * with 4 ranks pinned to 2 cores: sleeping at once 17-20 us per small
- * all_reduce, spinning 1 us first 7-12 us, yielding at once 5-9 us.
- * CTORCH_GLOO_OVS="spin_ns,yield_ns" overrides. */
+ * where a futex sleep and wake-up costs several), then sleeps; but not
+ * while yields are slow (Note [Slow yields]).  Measured with 4 ranks
+ * pinned to 2 quiet cores: sleeping at once 17-23 us per small all_reduce,
+ * spinning 1 us first 7-12 us, yielding at once 5-9 us.
+ * CTORCH_GLOO_OVS="spin_ns,yield_ns[,most_yields]" overrides. */
 #define SPIN_MIN_NS 1000
 static int64_t spin_max_ns = 10000;
 static pthread_once_t tune_once = PTHREAD_ONCE_INIT;
 
 static int64_t ovs_spin_ns = 0, ovs_yield_ns = 200000;
+static int ovs_yields = 1 << 30;
 static bool ovs_off;
 
 static void
@@ -68,9 +70,11 @@ read_tuning(void)
     s = getenv("CTORCH_GLOO_OVS");
     if (s != NULL) {
         long long a = 0, b = 0;
-        ovs_off = sscanf(s, "%lld,%lld", &a, &b) != 2; /* "off": as if not */
+        int c = 1 << 30;
+        ovs_off = sscanf(s, "%lld,%lld,%d", &a, &b, &c) < 2; /* "off": as if not */
         ovs_spin_ns = a;
         ovs_yield_ns = b;
+        ovs_yields = c;
     }
 }
 
@@ -1263,6 +1267,32 @@ block(ct_pg *pg, int64_t deadline)
     }
 }
 
+/* Note [Slow yields]
+ * A yield helps when the process it hands the core to is a peer that
+ * will act at once.  When other work shares the cores (a CPU-bound
+ * process per core), the scheduler charges the yielder a whole time
+ * slice and runs that work first: one yield then costs milliseconds, and
+ * 4 ranks on 2 busy cores took 2.5 ms per small all_reduce (sleeping
+ * instead: 40-70 us).  So a yield that took long (more than 100 us) turns
+ * yielding off for a while (20 times as long, at least 50 ms); then a
+ * yield tries again.  False when the caller should not spin on. */
+#define YIELD_SLOW_NS 100000
+static bool
+try_yield(ct_pg *pg, int64_t now)
+{
+    if (now < pg->no_yield_until) {
+        return false;
+    }
+    pg->wait_yields++;
+    sched_yield();
+    int64_t took = pg_now_ns() - now;
+    if (took > YIELD_SLOW_NS) {
+        int64_t pause = 20 * took > 50000000 ? 20 * took : 50000000;
+        pg->no_yield_until = now + took + pause;
+    }
+    return true;
+}
+
 void
 pg_idle(ct_pg *pg, int64_t *idle_since, int64_t deadline)
 {
@@ -1270,6 +1300,7 @@ pg_idle(ct_pg *pg, int64_t *idle_since, int64_t deadline)
     if (*idle_since == 0) {
         *idle_since = now;
         pg->wait_blocked = false;
+        pg->wait_yields = 0;
         if (pg->spin_budget == 0) {
             pthread_once(&tune_once, read_tuning);
             pg->spin_budget = spin_max_ns;
@@ -1286,8 +1317,8 @@ pg_idle(ct_pg *pg, int64_t *idle_since, int64_t deadline)
 #endif
             return;
         }
-        if (idle < ovs_spin_ns + ovs_yield_ns) {
-            sched_yield();
+        if (idle < ovs_spin_ns + ovs_yield_ns && pg->wait_yields < ovs_yields &&
+            try_yield(pg, now)) {
             return;
         }
         block(pg, deadline);
@@ -1302,8 +1333,7 @@ pg_idle(ct_pg *pg, int64_t *idle_since, int64_t deadline)
         return;
     }
     pg->wait_blocked = true; /* spinning did not do it */
-    if (idle < 2 * pg->wait_budget + SPIN_MIN_NS) {
-        sched_yield();
+    if (idle < 2 * pg->wait_budget + SPIN_MIN_NS && try_yield(pg, now)) {
         return;
     }
     block(pg, deadline);

@@ -27,9 +27,9 @@
  * default 10), CTORCH_GLOO_DIRECT_MAX (bytes up to which a reduction sends
  * everything to everyone), CTORCH_GLOO_FLAT=0 (no group-wide shared segment:
  * descriptions and small payloads go pair-wise through the rings),
- * CTORCH_GLOO_OVS="spin_ns,yield_ns" (how a waiter spins, then yields, when
- * this host has more ranks of the group than CPUs; default "0,200000";
- * "off": wait as if there were CPUs enough).
+ * CTORCH_GLOO_OVS="spin_ns,yield_ns[,most_yields]" (how a waiter spins, then
+ * yields, when this host has more ranks of the group than CPUs; default
+ * "0,200000"; "off": wait as if there were CPUs enough).
  */
 #ifndef CTORCH_C10D_H
 #define CTORCH_C10D_H
