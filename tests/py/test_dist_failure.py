@@ -32,7 +32,6 @@ import pickle
 import random
 import re
 import selectors
-import shutil
 import signal
 import subprocess
 import sys
@@ -41,6 +40,8 @@ import time
 import traceback
 
 import pytest
+
+import helpers
 
 import ctorch
 import ctorch.distributed as dist
@@ -980,30 +981,9 @@ print(json.dumps(out))
 
 @pytest.fixture
 def two_hosts():
-    """Network namespaces a (10.232.x.1) and b (10.232.x.2) joined by a
-    veth pair; skipped where they cannot be made (not root, no iproute2)."""
-    if os.geteuid() != 0 or shutil.which("ip") is None:
-        pytest.skip("needs root and iproute2")
-    tag = "%d" % (os.getpid() % 100000)
-    a, b = "ctfla" + tag, "ctflb" + tag
-    va, vb = "ctfa" + tag, "ctfb" + tag
-    net = "10.232.%d" % (os.getpid() % 250 + 1)
-    cmds = [["ip", "netns", "add", a], ["ip", "netns", "add", b],
-            ["ip", "link", "add", va, "type", "veth", "peer", "name", vb],
-            ["ip", "link", "set", va, "netns", a], ["ip", "link", "set", vb, "netns", b],
-            ["ip", "-n", a, "addr", "add", net + ".1/24", "dev", va],
-            ["ip", "-n", b, "addr", "add", net + ".2/24", "dev", vb]]
-    for ns, dev in ((a, va), (b, vb)):
-        cmds += [["ip", "-n", ns, "link", "set", dev, "up"],
-                 ["ip", "-n", ns, "link", "set", "lo", "up"]]
-    try:
-        for c in cmds:
-            if subprocess.run(c, capture_output=True).returncode != 0:
-                pytest.skip("cannot make network namespaces here")
-        yield a, b, net + ".1"
-    finally:
-        for ns in (a, b):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    """Two hosts (helpers.two_hosts): (namespace a, namespace b, a's address)."""
+    for a, b, ip_a, _ in helpers.two_hosts("fl"):
+        yield a, b, ip_a
 
 
 def test_two_hosts_through_the_front(two_hosts):

@@ -16,12 +16,13 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from datetime import timedelta
 
 import pytest
+
+import helpers
 
 import ctorch
 from ctorch import _C
@@ -396,31 +397,10 @@ def test_tcp_master_listens_on_every_address():
 
 @pytest.fixture
 def two_hosts():
-    """Network namespaces a (10.232.x.1) and b (10.232.x.2) joined by a veth
-    pair, their loopback left down (nothing may go through it); skipped
-    where they cannot be made (not root, no iproute2)."""
-    import shutil
-    if os.geteuid() != 0 or shutil.which("ip") is None:
-        pytest.skip("needs root and iproute2")
-    tag = "%d" % (os.getpid() % 100000)
-    a, b = "ctsta" + tag, "ctstb" + tag
-    va, vb = "ctsva" + tag, "ctsvb" + tag
-    net = "10.232.%d" % (os.getpid() % 250 + 1)
-    cmds = [["ip", "netns", "add", a], ["ip", "netns", "add", b],
-            ["ip", "link", "add", va, "type", "veth", "peer", "name", vb],
-            ["ip", "link", "set", va, "netns", a], ["ip", "link", "set", vb, "netns", b],
-            ["ip", "-n", a, "addr", "add", net + ".1/24", "dev", va],
-            ["ip", "-n", b, "addr", "add", net + ".2/24", "dev", vb],
-            ["ip", "-n", a, "link", "set", va, "up"],
-            ["ip", "-n", b, "link", "set", vb, "up"]]
-    try:
-        for c in cmds:
-            if subprocess.run(c, capture_output=True).returncode != 0:
-                pytest.skip("cannot make network namespaces here")
-        yield a, b, net + ".1"
-    finally:
-        for ns in (a, b):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    """Two hosts (helpers.two_hosts), their loopback left down: nothing
+    may go through it."""
+    for a, b, ip_a, _ in helpers.two_hosts("st", loopback=False):
+        yield a, b, ip_a
 
 
 NETNS_STORE = """
