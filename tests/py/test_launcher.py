@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
@@ -126,6 +127,12 @@ SCRIPTS = {
         sys.stdout.write("attempt %s rank %d sum %s\\n" % (n, dist.get_rank(), t.item()))
         dist.destroy_process_group()
     """,
+    # node 0's workers are done at once, node 1's sleep
+    "group1_sleeps.py": """
+        import os, time
+        if os.environ["GROUP_RANK"] == "1":
+            time.sleep(60)
+    """,
     "mfail.py": """
         import os, sys, time
         if os.environ["RANK"] == "3":
@@ -206,6 +213,82 @@ def start(args, cwd, module="torch.distributed.run", env=None, prefix=()):
     return subprocess.Popen(list(prefix) + [RUN, "-m", module] + [str(a) for a in args],
                             cwd=str(cwd), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=_env(env))
+
+
+class Run:
+    """A command in a subprocess (its own session) whose stdout and stderr
+    threads read line by line as they come: many run at once, none blocks
+    on a full pipe, and a test can wait for a line before acting."""
+
+    def __init__(self, argv, cwd, env):
+        self.proc = subprocess.Popen([str(a) for a in argv], cwd=str(cwd), env=env,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, start_new_session=True)
+        self.pid = self.proc.pid
+        self._lines = {"out": [], "err": []}
+        self._cond = threading.Condition()
+        self._readers = [threading.Thread(target=self._read, args=(f, name), daemon=True)
+                         for f, name in ((self.proc.stdout, "out"),
+                                         (self.proc.stderr, "err"))]
+        for t in self._readers:
+            t.start()
+
+    def _read(self, f, name):
+        for line in f:
+            with self._cond:
+                self._lines[name].append(line)
+                self._cond.notify_all()
+        f.close()
+
+    def _text(self, name):
+        with self._cond:
+            return "".join(self._lines[name])
+
+    def wait_line(self, text, stream="err", timeout=60):
+        """Wait until a line of `stream` ("out" or "err") contains `text`."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not any(text in line for line in self._lines[stream]):
+                left = deadline - time.monotonic()
+                assert left > 0 and self.proc.poll() is None, (
+                    "no line with %r:\n%s%s" % (text, "".join(self._lines["out"]),
+                                                 "".join(self._lines["err"])))
+                self._cond.wait(min(left, 0.1))
+
+    def send_signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def _kill_session(self):
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def finish(self, timeout=90, check=None):
+        """Wait for the command (killing its session at the timeout); sets
+        returncode, stdout and stderr and returns self."""
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self._kill_session()
+            self.proc.wait()
+        for t in self._readers:
+            t.join(10)
+        if any(t.is_alive() for t in self._readers):
+            self._kill_session()         # a process left holding the pipes
+            for t in self._readers:
+                t.join()
+        self.returncode = self.proc.returncode
+        self.stdout, self.stderr = self._text("out"), self._text("err")
+        if check is not None:
+            assert self.returncode == check, self.stdout + self.stderr
+        return self
+
+
+def run_launcher(args, cwd, module="torch.distributed.run", env=None, omp=True,
+                 prefix=()):
+    """Start ctorchrun -m <module> args as a Run."""
+    return Run(list(prefix) + [RUN, "-m", module] + list(args), cwd, _env(env, omp))
 
 
 def torch_launch(args, cwd, env=None, omp=True):
@@ -531,6 +614,43 @@ def test_signal_forwarded(scripts, sig):
     assert "closing signal %s" % sig.name in err
     assert err.rstrip().endswith("SignalException: Process %d got signal: %d"
                                  % (p.pid, sig))
+
+
+def _signal_line(pid, sig):
+    return "SignalException: Process %d got signal: %d" % (pid, sig)
+
+
+@pytest.mark.parametrize("sig, node_rank", [(signal.SIGINT, 0), (signal.SIGTERM, 1)])
+def test_signal_during_rendezvous(scripts, sig, node_rank):
+    """A launcher waiting for the other nodes stops at once on SIGINT or
+    SIGTERM (node 0 hosts the store and waits for node 1's key; node 1
+    waits to connect), not when the store's timeout (900 s) ends."""
+    p = run_launcher(["--nnodes=2", "--node_rank=%d" % node_rank, "--master_port",
+                      free_port(), "envp.py"], scripts, env={"LOGLEVEL": "INFO"})
+    p.wait_line("Starting elastic_operator with launch configs")
+    time.sleep(0.3)
+    t = time.monotonic()
+    p.send_signal(sig)
+    p.finish(timeout=20, check=1)
+    assert time.monotonic() - t < 5
+    assert p.stderr.rstrip().endswith(_signal_line(p.pid, sig))
+
+
+def test_signal_during_exit_barrier(scripts):
+    """A launcher whose workers are done waits for the other nodes; a
+    SIGTERM then ends it with SignalException (exit 1), not success."""
+    port = free_port()
+    common = ["--nnodes=2", "--master_port", port, "group1_sleeps.py"]
+    b = run_launcher(["--node_rank=1"] + common, scripts)
+    a = run_launcher(["--node_rank=0"] + common, scripts, env={"LOGLEVEL": "INFO"})
+    a.wait_line("Local worker group finished (WorkerState.SUCCEEDED). Waiting 300 "
+                "seconds for other agents to finish")
+    time.sleep(0.3)      # past that line: a signal inside logging is lost
+    a.send_signal(signal.SIGTERM)
+    a.finish(timeout=20, check=1)
+    assert a.stderr.rstrip().endswith(_signal_line(a.pid, signal.SIGTERM))
+    b.send_signal(signal.SIGTERM)
+    b.finish(timeout=30, check=1)
 
 
 def test_sigkill_after_grace_period(tmp_path):

@@ -217,7 +217,7 @@ class _Agent:
                     self.pcontext.close()
                     result = self.pcontext.result(self.error_files)
                     self.pcontext = None
-                    self.rdzv.exit_barrier(self.info)
+                    self._exit_barrier(result)
                     return result
                 if self.rdzv.num_nodes_waiting() > 0:
                     log.info(f"[{cfg.role}] Detected new nodes from group_rank="
@@ -241,8 +241,16 @@ class _Agent:
                     self._start()
                     continue
                 self.rdzv.set_failed(self.info.group_rank)
-            self.rdzv.exit_barrier(self.info)
+            self._exit_barrier(result)
             return result
+
+    def _exit_barrier(self, result, timeout=300):
+        """Wait for the other nodes' workers to finish (logged as torch's
+        agent logs it)."""
+        state = "FAILED" if result.is_failed() else "SUCCEEDED"
+        agent_log.info(f"Local worker group finished (WorkerState.{state}). "
+                       f"Waiting {timeout} seconds for other agents to finish")
+        self.rdzv.exit_barrier(self.info, timeout)
 
     def close(self, succeeded):
         """Stop the workers.  The temporary log directory is removed when

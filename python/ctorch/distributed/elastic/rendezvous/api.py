@@ -11,6 +11,12 @@ c10d: the launcher on the host named by --rdzv_endpoint hosts the store
 Each rendezvous is a numbered round; a restart opens the next round, and
 a launcher whose workers are healthy sees a peer waiting in it
 (num_nodes_waiting) and restarts its group too.
+
+Every wait here (connecting to a store that is not up yet, a key another
+node has not written yet, the exit barrier) is a loop of short store calls
+and sleeps, never one blocking store call: the store retries its socket
+calls on EINTR, so only between calls can a SIGINT or SIGTERM to the
+launcher raise SignalException and stop the job.
 """
 import datetime
 import ipaddress
@@ -26,6 +32,14 @@ from ..utils.logging import get_logger
 log = get_logger(__name__)
 
 _DEFAULT_PORT = 29400
+
+# what a store call raises when the host is gone or slow; a best-effort
+# call catches these only, so a SignalException raised by the launcher's
+# signal handler during the call still ends the job
+_STORE_ERRORS = (RuntimeError, OSError)
+
+# the longest one blocking attempt to connect lasts (see the module note)
+_CONNECT_SLICE = datetime.timedelta(seconds=0.5)
 
 
 @dataclass
@@ -103,6 +117,38 @@ def _local_addr_towards(host, port):
         return socket.getfqdn()
 
 
+def _poll(ready, deadline):
+    """Call ready() until it is true (returns True) or `deadline` (a
+    time.monotonic() value) passes (returns False), sleeping 1 ms at first,
+    then up to 50 ms, between calls."""
+    nap = 0.001
+    while not ready():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(nap)
+        nap = min(nap * 2, 0.05)
+    return True
+
+
+def _connect(host, port, timeout, **kwargs):
+    """A client TCPStore for host:port, retried until the server is up or
+    `timeout` (a timedelta) has passed; each attempt is short (see the
+    module note).  Returns the store, with `timeout` as its timeout."""
+    deadline = time.monotonic() + timeout.total_seconds()
+    while True:
+        try:
+            store = TCPStore(host, port, None, False, _CONNECT_SLICE, **kwargs)
+        except TimeoutError:
+            if time.monotonic() >= deadline:
+                raise TimeoutError(
+                    f"The client socket has timed out after "
+                    f"{int(timeout.total_seconds())}s while trying to connect "
+                    f"to ({host}, {port}).") from None
+            continue
+        store.set_timeout(timeout)
+        return store
+
+
 def _free_port(addr):
     with socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET) as s:
         s.bind(("", 0))
@@ -122,6 +168,13 @@ class _StoreRendezvous:
         return self.run_id
 
     def _get(self, key):
+        """The value of `key`, once some node has set it."""
+        deadline = time.monotonic() + self.timeout.total_seconds()
+        if not _poll(lambda: self.store.check([key]), deadline):
+            raise RuntimeError(
+                f"The rendezvous '{self.run_id}' timed out after "
+                f"{int(self.timeout.total_seconds())}s waiting for the other "
+                f"nodes (key '{key}').")
         return self.store.get(key).decode()
 
     def num_nodes_waiting(self):
@@ -131,14 +184,14 @@ class _StoreRendezvous:
             if not self.store.check([key]):
                 return 0
             return int(self.store.add(key, 0))
-        except Exception:  # noqa: BLE001 - the host may be gone at the end
+        except _STORE_ERRORS:      # the host may be gone at the end
             return 0
 
     def set_failed(self, group_rank):
         """Tell the other nodes that this node's workers failed for good."""
         try:
             self.store.set("rdzv/failed", str(group_rank))
-        except Exception:  # noqa: BLE001
+        except _STORE_ERRORS:
             pass
 
     def failed_node(self):
@@ -146,7 +199,7 @@ class _StoreRendezvous:
         try:
             if self.store.check(["rdzv/failed"]):
                 return int(self._get("rdzv/failed"))
-        except Exception:  # noqa: BLE001
+        except _STORE_ERRORS:
             pass
         return None
 
@@ -156,12 +209,9 @@ class _StoreRendezvous:
         key = f"rdzv/{self.round}/finished"
         try:
             self.store.add(key, 1)
-            deadline = time.monotonic() + timeout
-            while int(self.store.add(key, 0)) < info.group_world_size:
-                if time.monotonic() > deadline:
-                    break
-                time.sleep(0.05)
-        except Exception:  # noqa: BLE001 - a peer that hosted the store left
+            _poll(lambda: int(self.store.add(key, 0)) >= info.group_world_size,
+                  time.monotonic() + timeout)
+        except _STORE_ERRORS:      # a peer that hosted the store left
             pass
 
     def _exchange(self, group_rank, group_world_size, local_world_size):
@@ -183,10 +233,12 @@ class StaticRendezvous(_StoreRendezvous):
         return "static"
 
     def next_rendezvous(self, local_world_size):
-        if self.store is None:
+        if self.store is None and self.node_rank == 0:
             self.store = TCPStore(self.master_addr, self.master_port, self.nnodes,
-                                  self.node_rank == 0, self.timeout,
-                                  wait_for_workers=False, multi_tenant=True)
+                                  True, self.timeout, wait_for_workers=False,
+                                  multi_tenant=True)
+        elif self.store is None:
+            self.store = _connect(self.master_addr, self.master_port, self.timeout)
         self.round += 1
         self.store.add(f"rdzv/{self.round}/joined", 1)
         lws = self._exchange(self.node_rank, self.nnodes, local_world_size)
@@ -216,7 +268,7 @@ class C10dRendezvous(_StoreRendezvous):
                 server = None          # another launcher here hosts it
         if server is not None:
             self.port = server.port
-        store = server or TCPStore(self.host, self.port, None, False, self.timeout)
+        store = server or _connect(self.host, self.port, self.timeout)
         self._server = server
         self.store = PrefixStore(f"torch.rendezvous.{self.run_id}", store)
 
