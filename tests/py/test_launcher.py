@@ -653,6 +653,32 @@ def test_signal_during_exit_barrier(scripts):
     b.finish(timeout=30, check=1)
 
 
+def _alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_signal_while_starting_workers(scripts):
+    """A signal that reaches the launcher while it is still starting
+    workers (here from the first worker) stops every worker started: none
+    is left running."""
+    pids = scripts / "start_pids"
+    p = run_launcher(["--nproc_per_node=8", "--no_python", "/bin/sh", "-c",
+                      'echo $$ >> %s; [ $LOCAL_RANK = 0 ] && kill -TERM $PPID; '
+                      'exec sleep 30 >/dev/null 2>&1' % pids], scripts)
+    p.finish(timeout=60, check=1)
+    assert p.stderr.rstrip().endswith(_signal_line(p.pid, signal.SIGTERM))
+    started = [int(x) for x in pids.read_text().split()]
+    time.sleep(0.2)
+    left = [pid for pid in started if _alive(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
+
+
 def test_sigkill_after_grace_period(tmp_path):
     """A worker that ignores SIGTERM is killed once the grace period ends."""
     code = textwrap.dedent("""

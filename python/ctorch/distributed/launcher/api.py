@@ -191,9 +191,12 @@ class _Agent:
                                                         "return.pkl")
                 envs[local_rank]["CTORCH_ELASTIC_RETURN_FILE"] = return_files[local_rank]
             args[local_rank] = _substitute(self.args, local_rank)
+        # kept before starting: a signal during start() leaves the workers
+        # started so far for _stop()
         self.pcontext = SubprocessContext(cfg.role, self.program, args, envs,
                                           attempt_dir, cfg.redirects, cfg.tee,
-                                          return_files).start()
+                                          return_files)
+        self.pcontext.start()
 
     def _stop(self, death_sig=signal.SIGTERM):
         if self.pcontext is not None:

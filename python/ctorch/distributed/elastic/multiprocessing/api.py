@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import IntFlag
 from typing import Any, Dict
@@ -39,9 +40,35 @@ class SignalException(Exception):
         self.sigval = sigval
 
 
+# the signals received while a worker is being started (None: not starting)
+_deferred = None
+
+
 def _terminate_process_handler(signum, frame):
+    """The launcher's handler for SIGTERM, SIGINT, SIGHUP and SIGQUIT:
+    raises SignalException, or, while a worker is being started, keeps the
+    signal for _signals_deferred to raise once the worker is recorded."""
     sigval = signal.Signals(signum)
+    if _deferred is not None:
+        _deferred.append(sigval)
+        return
     raise SignalException(f"Process {os.getpid()} got signal: {sigval}", sigval=sigval)
+
+
+@contextmanager
+def _signals_deferred():
+    """Hold the launcher's termination signals while the body runs, then
+    raise the first one.  Starting a worker is such a body: raised inside
+    Popen, or between Popen and recording the process, the SignalException
+    would leave a worker that the launcher cannot stop (an orphan)."""
+    global _deferred
+    _deferred = []
+    try:
+        yield
+    finally:
+        pending, _deferred = _deferred, None
+    if pending:
+        _terminate_process_handler(pending[0], None)
 
 
 class Std(IntFlag):
@@ -132,43 +159,58 @@ class SubprocessContext:
         self._threads = {}
         self._result = {}
 
-    def _open_stream(self, local_rank, path, teed, console):
+    def _open_stream(self, local_rank, path, teed, console, opened):
         """(the Popen argument, the copying thread's arguments or None) for
         one of the child's streams: inherited, a log file, or a pipe whose
-        lines a thread copies to the log file and the prefixed console."""
+        lines a thread copies to the log file and the prefixed console.  A
+        log file opened is appended to `opened`."""
         if not path:
             return None, None
         log_file = open(path, "wb")
+        opened.append(log_file)
         if not teed:
             return log_file, None
         prefix = f"[{self.name}{local_rank}]:".encode()
         return subprocess.PIPE, (log_file, console, prefix)
 
     def start(self):
+        """Start the workers, one per local rank.  A termination signal that
+        arrives meanwhile is raised once the worker being started is
+        recorded, so close() stops every worker started."""
         for r in range(self.nprocs):
-            tee = self._tee[r]
+            with _signals_deferred():
+                self._start_one(r)
+        return self
+
+    def _start_one(self, r):
+        tee = self._tee[r]
+        opened = []         # log files; a teed one goes on to its thread
+        try:
             out, out_tee = self._open_stream(r, self.stdouts[r], tee & Std.OUT,
-                                             sys.stdout.buffer)
+                                             sys.stdout.buffer, opened)
             err, err_tee = self._open_stream(r, self.stderrs[r], tee & Std.ERR,
-                                             sys.stderr.buffer)
+                                             sys.stderr.buffer, opened)
             env = dict(os.environ)
             env.update(self.envs[r])
             proc = subprocess.Popen([self.entrypoint, *self.args[r]], env=env,
                                     stdout=out, stderr=err)
-            for f in (out, err):
-                if f not in (None, subprocess.PIPE):
-                    f.close()
-            threads = []
-            for pipe, spec in ((proc.stdout, out_tee), (proc.stderr, err_tee)):
-                if spec is not None:
-                    t = threading.Thread(target=_copy_lines, args=(pipe, *spec),
-                                         daemon=True)
-                    t.start()
-                    threads.append(t)
-            self.procs[r] = proc
-            self._pidfds[r] = os.pidfd_open(proc.pid)
-            self._threads[r] = threads
-        return self
+        except BaseException:
+            for f in opened:
+                f.close()
+            raise
+        for f in (out, err):
+            if f not in (None, subprocess.PIPE):
+                f.close()                  # the child has its own copy
+        threads = []
+        for pipe, spec in ((proc.stdout, out_tee), (proc.stderr, err_tee)):
+            if spec is not None:
+                t = threading.Thread(target=_copy_lines, args=(pipe, *spec),
+                                     daemon=True)
+                t.start()
+                threads.append(t)
+        self.procs[r] = proc
+        self._pidfds[r] = os.pidfd_open(proc.pid)
+        self._threads[r] = threads
 
     def pids(self):
         return {r: p.pid for r, p in self.procs.items()}
