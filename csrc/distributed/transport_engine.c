@@ -1275,7 +1275,9 @@ block(ct_pg *pg, int64_t deadline)
  * 4 ranks on 2 busy cores took 2.5 ms per small all_reduce (sleeping
  * instead: 40-70 us).  So a yield that took long (more than 100 us) turns
  * yielding off for a while (20 times as long, at least 50 ms); then a
- * yield tries again.  False when the caller should not spin on. */
+ * yield tries again.  False when the caller should not spin on.
+ * (With 2 ranks and a CPU hog per core the old path also collapsed now
+ * and then, to 1.4 ms per small all_reduce.) */
 #define YIELD_SLOW_NS 100000
 static bool
 try_yield(ct_pg *pg, int64_t now)
