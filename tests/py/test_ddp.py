@@ -300,10 +300,28 @@ def test_ddp_matches_single_process(world):
     assert all(s == sums[0] for s in sums)
 
 
+def _same_line(a, b):
+    """Equal lines, numbers within 1e-3 (the checksums are float32 sums;
+    BLAS libraries may differ in the last bits)."""
+    ta, tb = a.split(" "), b.split(" ")
+    if len(ta) != len(tb):
+        return False
+    for x, y in zip(ta, tb):
+        if x == y:
+            continue
+        try:
+            if abs(float(x) - float(y)) > 1e-3:
+                return False
+        except ValueError:
+            return False
+    return True
+
+
 def test_ddp_same_output_as_torch(torch_ref):
     ours = _lines(run_ranks(_SCRIPT, 2))
     theirs = _lines(run_ranks(_SCRIPT, 2, impl="torch"))
-    assert ours == theirs
+    for o, t in zip(ours, theirs):
+        assert len(o) == len(t) and all(_same_line(a, b) for a, b in zip(o, t)), (o, t)
 
 
 # ---- in-process: one rank, errors ------------------------------------------------
