@@ -1,11 +1,20 @@
 """The launcher: `python -m ctorch.distributed.run` (torchrun) and
 `ctorch.distributed.launch`, and ctorch.distributed.elastic's pieces.
 
-Each test starts real launchers in subprocesses.  Worker scripts print what
-they see (the environment as JSON); the expectations are written out, and
-where real PyTorch is installed its launcher runs the same scripts for the
-differential tests (torch 1.13's own launcher cannot parse its default
---redirects/--tee under Python 3.11, so it runs with Std.from_str fixed)."""
+Each test reads real launchers run in subprocesses.  Worker scripts print
+what they see (the environment as JSON); the expectations are written out,
+and where real PyTorch is installed its launcher runs the same scripts for
+the differential tests (torch 1.13's own launcher cannot parse its default
+--redirects/--tee under Python 3.11, so it runs with Std.from_str fixed).
+
+Note [one batch of launchers]: a launcher run is mostly waiting (imports,
+the workers' sleeps, rendezvous, torch's launcher), so the runs the tests
+read are started together, once, by the module fixture `batch`, the
+slowest first; each test waits for its own runs and checks them, so a
+failure still names its test.  The tests that time how fast the launcher
+reacts (a failure handled within 1.5 s, the SIGKILL grace period) run
+alone, before the batch starts."""
+import importlib.util
 import json
 import os
 import re
@@ -31,39 +40,44 @@ ENV_KEYS = ["GROUP_RANK", "GROUP_WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
             "TORCHELASTIC_RESTART_COUNT", "TORCHELASTIC_RUN_ID",
             "TORCHELASTIC_USE_AGENT_STORE", "WORLD_SIZE"]
 
+# prints {"env": the launcher's variables, "argv": its arguments}
+PRINT_ENV = """
+    import json, os, sys
+    sys.stdout.write(json.dumps({"env": {k: os.environ[k] for k in %r
+                                         if k in os.environ},
+                                 "argv": sys.argv[1:]}) + "\\n")
+""" % ENV_KEYS
+
 SCRIPTS = {
-    # prints {"env": the launcher's variables, "argv": its arguments}
-    "envp.py": """
-        import json, os, sys
-        keys = %r
-        sys.stdout.write(json.dumps({"env": {k: os.environ[k] for k in keys
-                                             if k in os.environ},
-                                     "argv": sys.argv[1:]}) + "\\n")
-    """ % ENV_KEYS,
+    "envp.py": PRINT_ENV,
+    "which.py": """
+        import torch
+        print(torch.__name__, type(torch.zeros(1)).__module__)
+    """,
     "out.py": """
         import os, sys
         sys.stdout.write("hello out %s\\n" % os.environ["RANK"])
         sys.stderr.write("hello err %s\\n" % os.environ["RANK"])
     """,
-    # rank 1 raises under @record after rank 0 is ready; rank 0 reports SIGTERM
-    "fail_record.py": """
-        import os, signal, sys, time
-        from torch.distributed.elastic.multiprocessing.errors import record
-        def on_term(s, f):
-            sys.stdout.write("rank %s got SIGTERM\\n" % os.environ["RANK"])
-            sys.exit(0)
-        @record
-        def main():
-            signal.signal(signal.SIGTERM, on_term)
-            if os.environ["RANK"] == "0":
-                open(sys.argv[1] + ".ready", "w").close()
-            else:
-                while not os.path.exists(sys.argv[1] + ".ready"):
-                    time.sleep(0.01)
-                open(sys.argv[1], "w").write(repr(time.time()))
-                raise ValueError("boom from rank 1")
-            time.sleep(60)
-        main()
+    # prints its environment; rank 1 raises under @record once rank 0 is
+    # ready, rank 0 reports SIGTERM (only rank 1 imports torch)
+    "fail_record.py": PRINT_ENV + """
+    import signal, time
+    def on_term(s, f):
+        sys.stdout.write("rank %s got SIGTERM\\n" % os.environ["RANK"])
+        sys.exit(0)
+    if os.environ["RANK"] == "0":
+        signal.signal(signal.SIGTERM, on_term)
+        open(sys.argv[1] + ".ready", "w").close()
+        time.sleep(60)
+    from torch.distributed.elastic.multiprocessing.errors import record
+    @record
+    def main():
+        while not os.path.exists(sys.argv[1] + ".ready"):
+            time.sleep(0.01)
+        open(sys.argv[1], "w").write(repr(time.time()))
+        raise ValueError("boom from rank 1")
+    main()
     """,
     "fail_exit.py": """
         import os, sys, time
@@ -127,10 +141,10 @@ SCRIPTS = {
         sys.stdout.write("attempt %s rank %d sum %s\\n" % (n, dist.get_rank(), t.item()))
         dist.destroy_process_group()
     """,
-    # node 0's workers are done at once, node 1's sleep
-    "group1_sleeps.py": """
-        import os, time
-        if os.environ["GROUP_RANK"] == "1":
+    # the workers of node argv[1] sleep, the others are done at once
+    "node_sleeps.py": """
+        import os, sys, time
+        if os.environ["GROUP_RANK"] == sys.argv[1]:
             time.sleep(60)
     """,
     "mfail.py": """
@@ -198,21 +212,15 @@ def _env(extra=None, omp=True):
     return e
 
 
-def launch(args, cwd, module="torch.distributed.run", env=None, timeout=60,
-           omp=True, check=None):
-    """Run ctorchrun -m <module> args; returns the CompletedProcess."""
-    p = subprocess.run([RUN, "-m", module] + [str(a) for a in args], cwd=str(cwd),
-                       capture_output=True, text=True, env=_env(env, omp),
-                       timeout=timeout)
-    if check is not None:
-        assert p.returncode == check, p.stdout + p.stderr
-    return p
+def launch(args, cwd, module="torch.distributed.run", env=None, omp=True,
+           prefix=()):
+    """Start ctorchrun -m <module> args as a Run."""
+    return Run(list(prefix) + [RUN, "-m", module] + list(args), cwd, _env(env, omp))
 
 
-def start(args, cwd, module="torch.distributed.run", env=None, prefix=()):
-    return subprocess.Popen(list(prefix) + [RUN, "-m", module] + [str(a) for a in args],
-                            cwd=str(cwd), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=_env(env))
+def torch_launch(args, cwd, env=None, omp=True):
+    """Start torch 1.13's launcher (fixed as TORCH_RUN says) as a Run."""
+    return Run([sys.executable, "-c", TORCH_RUN] + list(args), cwd, _env(env, omp))
 
 
 class Run:
@@ -285,18 +293,21 @@ class Run:
         return self
 
 
-def run_launcher(args, cwd, module="torch.distributed.run", env=None, omp=True,
-                 prefix=()):
-    """Start ctorchrun -m <module> args as a Run."""
-    return Run(list(prefix) + [RUN, "-m", module] + list(args), cwd, _env(env, omp))
-
-
-def torch_launch(args, cwd, env=None, omp=True):
-    pytest.importorskip("torch")
-    e = _env(env, omp)
-    return subprocess.run([sys.executable, "-c", TORCH_RUN] + [str(a) for a in args],
-                          cwd=str(cwd), capture_output=True, text=True, env=e,
-                          timeout=120)
+def finish_nodes(runs, timeout=90):
+    """Wait for the launchers of one job (one per node); once one fails,
+    the others get 10 s, not the rendezvous timeout.  Asserts that all
+    succeeded (showing every node's output) and returns their stdouts."""
+    deadline = time.monotonic() + timeout
+    while any(r.proc.poll() is None for r in runs) and time.monotonic() < deadline:
+        if any(r.proc.poll() not in (None, 0) for r in runs):
+            deadline = min(deadline, time.monotonic() + 10)
+        time.sleep(0.05)
+    for r in runs:
+        r.finish(timeout=0.1)
+    assert [r.returncode for r in runs] == [0] * len(runs), "\n".join(
+        "node %d (exit %s):\n%s%s" % (i, r.returncode, r.stdout, r.stderr)
+        for i, r in enumerate(runs))
+    return [r.stdout for r in runs]
 
 
 def records(out):
@@ -319,7 +330,7 @@ OMP_NOTICE = (
     "*****************************************\n")
 
 
-# ---------------------------------------------------------------- environment
+# ---------------------------------------------------------------- in process
 
 
 def test_defaults():
@@ -331,572 +342,6 @@ def test_defaults():
             a.master_addr, a.master_port, a.training_script_args) == (
         "1:1", "1", "static", "", "none", False, 0, 5, "default", False, False,
         False, None, "0", "0", 0, "127.0.0.1", 29500, [])
-
-
-def test_worker_env_two_procs(scripts):
-    port = free_port()
-    p = launch(["--nproc_per_node=2", "envp.py", "a", "--b"], scripts, omp=False,
-               env={"PET_MASTER_PORT": str(port)}, check=0)
-    assert p.stderr == OMP_NOTICE
-    recs = records(p.stdout)
-    assert sorted(recs) == [0, 1]
-    for rank, rec in recs.items():
-        env = rec["env"]
-        assert rec["argv"] == ["a", "--b"]
-        err = env.pop("TORCHELASTIC_ERROR_FILE")
-        assert re.fullmatch(re.escape(_TMPDIR[0]) +
-                            r"/torchelastic_\w+/none_\w+/attempt_0/%d/error.json"
-                            % rank, err), err
-        assert env == {
-            "GROUP_RANK": "0", "GROUP_WORLD_SIZE": "1", "LOCAL_RANK": str(rank),
-            "LOCAL_WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port),
-            "NCCL_ASYNC_ERROR_HANDLING": "1", "OMP_NUM_THREADS": "1", "RANK": str(rank),
-            "ROLE_NAME": "default", "ROLE_RANK": str(rank), "ROLE_WORLD_SIZE": "2",
-            "TORCHELASTIC_MAX_RESTARTS": "0", "TORCHELASTIC_RESTART_COUNT": "0",
-            "TORCHELASTIC_RUN_ID": "none", "TORCHELASTIC_USE_AGENT_STORE": "True",
-            "WORLD_SIZE": "2"}
-    # the temporary log directory is removed when the launcher exits
-    assert not os.path.exists(err.split("/none_")[0])
-
-
-def test_omp_kept_when_set_or_one_proc(scripts):
-    p = launch(["--nproc_per_node=2", "envp.py"], scripts,
-               env={"OMP_NUM_THREADS": "3"}, check=0)
-    assert p.stderr == ""
-    assert {r["env"]["OMP_NUM_THREADS"] for r in records(p.stdout).values()} == {"3"}
-    p = launch(["envp.py"], scripts, omp=False, check=0)
-    assert p.stderr == ""
-    assert "OMP_NUM_THREADS" not in records(p.stdout)[0]["env"]
-
-
-def test_dash_spellings_role_rdzv_id_restarts(scripts):
-    port = free_port()
-    p = launch(["--nproc-per-node", "2", "--role", "trainer", "--rdzv-id", "job7",
-                "--max-restarts=3", "--monitor-interval=0.5", "--master-port", port,
-                "--master-addr=localhost", "--start-method=fork", "envp.py"],
-               scripts, check=0)
-    for rank, rec in records(p.stdout).items():
-        env = rec["env"]
-        assert (env["ROLE_NAME"], env["TORCHELASTIC_RUN_ID"], env["MASTER_PORT"],
-                env["MASTER_ADDR"], env["TORCHELASTIC_MAX_RESTARTS"]) == (
-                    "trainer", "job7", str(port), "localhost", "3")
-        assert "/job7_" in env["TORCHELASTIC_ERROR_FILE"]
-
-
-def test_pet_environment_defaults(scripts):
-    p = launch(["envp.py"], scripts, env={"PET_NPROC_PER_NODE": "2",
-                                          "PET_ROLE": "r", "PET_MAX_RESTARTS": "2"},
-               check=0)
-    recs = records(p.stdout)
-    assert sorted(recs) == [0, 1]
-    assert recs[1]["env"]["ROLE_NAME"] == "r"
-    assert recs[1]["env"]["TORCHELASTIC_MAX_RESTARTS"] == "2"
-
-
-@pytest.mark.parametrize("value", ["cpu", "auto"])
-def test_nproc_cpu_auto(scripts, value):
-    p = launch(["--nproc_per_node", value, "envp.py"], scripts, check=0)
-    recs = records(p.stdout)
-    assert sorted(recs) == list(range(os.cpu_count()))
-    assert recs[0]["env"]["LOCAL_WORLD_SIZE"] == str(os.cpu_count())
-
-
-@pytest.mark.parametrize("args, message", [
-    (["--nnodes=1:2:3", "x.py"], 'RuntimeError: nnodes=1:2:3 is not in "MIN:MAX" format'),
-    (["--nproc_per_node=many", "x.py"], "ValueError: Unsupported nproc_per_node value: many"),
-    (["--redirects=7", "x.py"], "ValueError: 7 does not match: <^[0123]$> or "
-                                "<^(\\d:[0123],)*(\\d:[0123])$>"),
-    (["--no_python", "-m", "x"], "ValueError: Don't use both the '--no_python' flag "
-                                 "and the '--module' flag at the same time."),
-    (["--rdzv_conf=a", "x.py"], "ValueError: The rendezvous configuration option 'a' "
-                                "must have a value specified."),
-])
-def test_bad_flags(scripts, args, message):
-    p = launch(args, scripts, check=1)
-    assert p.stderr.rstrip().splitlines()[-1] == message
-
-
-def test_usage_error(scripts):
-    p = launch(["--nproc_per_node=2"], scripts, check=2)
-    assert "error: the following arguments are required: training_script" in p.stderr
-
-
-# ---------------------------------------------------------------- how to run
-
-
-def test_module_flag(scripts):
-    p = launch(["--nproc_per_node=2", "-m", "pkg.mod", "x"], scripts, check=0)
-    assert [r["argv"] for r in records(p.stdout).values()] == [["x"], ["x"]]
-
-
-def test_no_python(scripts):
-    p = launch(["--nproc_per_node=2", "--no_python", "/bin/sh", "-c",
-                'echo "rank $RANK of $WORLD_SIZE"'], scripts, check=0)
-    assert sorted(p.stdout.splitlines()) == ["rank 0 of 2", "rank 1 of 2"]
-
-
-def test_run_path(scripts):
-    p = launch(["--nproc_per_node=2", "--run_path", scripts / "envp.py", "q"], scripts,
-               check=0)
-    recs = records(p.stdout)
-    assert sorted(recs) == [0, 1] and recs[1]["argv"] == ["q"]
-
-
-LAUNCH_WARNING = (
-    "FutureWarning: The module torch.distributed.launch is deprecated\n"
-    "and will be removed in future. Use torchrun.\n"
-    "Note that --use_env is set by default in torchrun.\n"
-    "If your script expects `--local_rank` argument to be set, please\n"
-    "change it to read from `os.environ['LOCAL_RANK']` instead. See \n"
-    "https://pytorch.org/docs/stable/distributed.html#launch-utility for \n"
-    "further instructions\n\n  warnings.warn(\n")
-
-
-def test_launch_adds_local_rank(scripts):
-    p = launch(["--nproc_per_node=2", "envp.py", "q"], scripts,
-               module="torch.distributed.launch", check=0)
-    assert LAUNCH_WARNING in p.stderr
-    assert {r: rec["argv"] for r, rec in records(p.stdout).items()} == {
-        0: ["--local_rank=0", "q"], 1: ["--local_rank=1", "q"]}
-    p = launch(["--use_env", "--nproc_per_node=2", "envp.py", "q"], scripts,
-               module="torch.distributed.launch", check=0)
-    assert [rec["argv"] for rec in records(p.stdout).values()] == [["q"], ["q"]]
-    p = launch(["--no_python", "/bin/true"], scripts, module="torch.distributed.launch",
-               check=1)
-    assert p.stderr.rstrip().endswith(
-        "ValueError: When using the '--no_python' flag, you must also set the "
-        "'--use_env' flag.")
-
-
-def test_python_api_elastic_launch(scripts):
-    code = textwrap.dedent("""
-        import sys
-        from torch.distributed.launcher.api import LaunchConfig, elastic_launch
-        cfg = LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=2,
-                           rdzv_backend="c10d", rdzv_endpoint="localhost:0",
-                           run_id="api", max_restarts=0)
-        print(elastic_launch(cfg, sys.executable)("-u", "envp.py"))
-    """)
-    p = subprocess.run([RUN, "-c", code], cwd=str(scripts), capture_output=True,
-                       text=True, env=_env(), timeout=60)
-    assert p.returncode == 0, p.stderr
-    assert p.stdout.splitlines()[-1] == "{0: None, 1: None}"
-    assert records(p.stdout)[1]["env"]["TORCHELASTIC_USE_AGENT_STORE"] == "False"
-
-
-def test_python_api_function_entrypoint(scripts):
-    """A function entrypoint: its return values by local rank; a raise is
-    recorded (the summary shows its traceback)."""
-    (scripts / "fn.py").write_text(textwrap.dedent("""
-        import os
-        from torch.distributed.launcher.api import LaunchConfig, elastic_launch
-
-        def work(x):
-            if x == "fail" and os.environ["RANK"] == "1":
-                raise RuntimeError("fn failed")
-            return int(os.environ["RANK"]), x
-
-        if __name__ == "__main__":
-            cfg = LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=2,
-                               rdzv_backend="c10d", rdzv_endpoint="localhost:0")
-            print(elastic_launch(cfg, work)("hi"))
-            elastic_launch(cfg, work)("fail")
-    """))
-    p = subprocess.run([RUN, "fn.py"], cwd=str(scripts), capture_output=True,
-                       text=True, env=_env(), timeout=60)
-    assert p.returncode == 1
-    assert p.stdout == "{0: (0, 'hi'), 1: (1, 'hi')}\n"
-    s = summary(p.stderr)
-    assert (s["name"], s["rank"]) == ("work", "1")
-    assert s["traceback"].endswith('RuntimeError("fn failed")\n  RuntimeError: fn failed\n  ')
-
-
-# ---------------------------------------------------------------- failures
-
-
-SUMMARY = re.compile(
-    r"ChildFailedError: \n(=+)\n(?P<name>\S+) FAILED\n-+\nFailures:\n"
-    r"(?P<others>(?:.|\n)*?)\n-+\nRoot Cause \(first observed failure\):\n"
-    r"\[0\]:\n"
-    r"  time      : (?P<time>\d{4}-\d\d-\d\d_\d\d:\d\d:\d\d)\n"
-    r"  host      : (?P<host>.*)\n"
-    r"  rank      : (?P<rank>\d+) \(local_rank: (?P<local_rank>\d+)\)\n"
-    r"  exitcode  : (?P<exitcode>-?\d+) \(pid: (?P<pid>\d+)\)\n"
-    r"  error_file: (?P<error_file>.*)\n"
-    r"  traceback : (?P<traceback>(?:.|\n)*?)\n?\1\n$")
-
-
-def summary(stderr):
-    m = SUMMARY.search(stderr)
-    assert m, stderr
-    return m.groupdict()
-
-
-def test_failure_with_record(scripts, tmp_path):
-    stamp = tmp_path / "t"
-    p = launch(["--nproc_per_node=2", "fail_record.py", stamp], scripts, check=1)
-    end = time.time()
-    # the failure is seen at once: the launcher has exited within 1.5 s
-    # (torch 1.13: 6.7 s, a monitor_interval and a 5 s sleep)
-    assert end - float(stamp.read_text()) < 1.5
-    s = summary(p.stderr)
-    assert (s["name"], s["rank"], s["local_rank"], s["exitcode"]) == (
-        "fail_record.py", "1", "1", "1")
-    assert s["others"] == "  <NO_OTHER_FAILURES>"
-    assert s["host"] == socket.getfqdn()
-    assert s["error_file"].endswith("/attempt_0/1/error.json")
-    assert os.path.exists(s["error_file"])       # kept for the user to read
-    tb = s["traceback"].splitlines()
-    assert tb[0] == "Traceback (most recent call last):"
-    assert '      raise ValueError("boom from rank 1")' in tb
-    assert tb[-2:] == ["  ValueError: boom from rank 1", "  "]
-    # the other worker was sent SIGTERM; log lines as torch's
-    assert "rank 0 got SIGTERM" in p.stdout
-    pid0 = re.search(r"Sending process (\d+) closing signal SIGTERM", p.stderr)
-    assert pid0 and pid0.group(1) != s["pid"]
-    assert ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) "
-            "local_rank: 1 (pid: %s) of binary: %s\n" % (s["pid"], sys.executable)
-            in p.stderr)
-    assert ("ERROR:torch.distributed.elastic.multiprocessing.errors.error_handler:"
-            "no error file defined for parent, to copy child error file (%s)\n"
-            % s["error_file"]) in p.stderr
-
-
-def test_failure_exit_code_without_record(scripts):
-    p = launch(["--nproc_per_node=2", "fail_exit.py"], scripts, check=1)
-    s = summary(p.stderr)
-    assert (s["rank"], s["exitcode"], s["error_file"], s["traceback"]) == (
-        "1", "3", "<N/A>",
-        "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html")
-    assert re.search(r"\n(=+)\nfail_exit.py FAILED\n", p.stderr).group(1) == "=" * 60
-
-
-def test_failure_sigkill(scripts, tmp_path):
-    stamp = tmp_path / "t"
-    p = launch(["--nproc_per_node=2", "kill9.py", stamp], scripts, check=1)
-    assert time.time() - float(stamp.read_text()) < 1.5
-    s = summary(p.stderr)
-    assert (s["rank"], s["exitcode"], s["error_file"]) == ("0", "-9", "<N/A>")
-    assert s["traceback"] == "Signal 9 (SIGKILL) received by PID %s" % s["pid"]
-
-
-def test_restart_after_first_failure(scripts):
-    p = launch(["--nproc_per_node=2", "--max_restarts=2", "flaky.py"], scripts, check=0)
-    lines = set(p.stdout.splitlines())
-    # rank 1 may be stopped before it prints in the first attempt
-    assert lines - {"attempt 0 rank 1"} == {
-        "attempt 0 rank 0", "attempt 1 rank 0", "attempt 1 rank 1"}
-    assert "failed (exitcode: 2) local_rank: 0" in p.stderr
-    assert "ChildFailedError" not in p.stderr
-
-
-def test_restarts_exhausted(scripts):
-    p = launch(["--max_restarts=2", "always_fail.py"], scripts, check=1)
-    assert p.stdout.splitlines() == ["attempt 0", "attempt 1", "attempt 2"]
-    s = summary(p.stderr)
-    assert (s["exitcode"], s["name"]) == ("4", "always_fail.py")
-    assert p.stderr.count("failed (exitcode: 4)") == 3
-
-
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_signal_forwarded(scripts, sig):
-    """A signal to the launcher is sent on to every worker."""
-    p = start(["--nproc_per_node=2", "term.py"], scripts)
-    lines = [p.stdout.readline(), p.stdout.readline()]
-    assert sorted(lines) == ["ready 0\n", "ready 1\n"]
-    p.send_signal(sig)
-    out, err = p.communicate(timeout=30)
-    assert p.returncode == 1
-    assert sorted(out.splitlines()) == ["rank 0 got %s" % sig.name,
-                                        "rank 1 got %s" % sig.name]
-    assert ("WARNING:torch.distributed.elastic.agent.server.api:Received %d death "
-            "signal, shutting down workers\n" % sig) in err
-    assert "closing signal %s" % sig.name in err
-    assert err.rstrip().endswith("SignalException: Process %d got signal: %d"
-                                 % (p.pid, sig))
-
-
-def _signal_line(pid, sig):
-    return "SignalException: Process %d got signal: %d" % (pid, sig)
-
-
-@pytest.mark.parametrize("sig, node_rank", [(signal.SIGINT, 0), (signal.SIGTERM, 1)])
-def test_signal_during_rendezvous(scripts, sig, node_rank):
-    """A launcher waiting for the other nodes stops at once on SIGINT or
-    SIGTERM (node 0 hosts the store and waits for node 1's key; node 1
-    waits to connect), not when the store's timeout (900 s) ends."""
-    p = run_launcher(["--nnodes=2", "--node_rank=%d" % node_rank, "--master_port",
-                      free_port(), "envp.py"], scripts, env={"LOGLEVEL": "INFO"})
-    p.wait_line("Starting elastic_operator with launch configs")
-    time.sleep(0.3)
-    t = time.monotonic()
-    p.send_signal(sig)
-    p.finish(timeout=20, check=1)
-    assert time.monotonic() - t < 5
-    assert p.stderr.rstrip().endswith(_signal_line(p.pid, sig))
-
-
-def test_signal_during_exit_barrier(scripts):
-    """A launcher whose workers are done waits for the other nodes; a
-    SIGTERM then ends it with SignalException (exit 1), not success."""
-    port = free_port()
-    common = ["--nnodes=2", "--master_port", port, "group1_sleeps.py"]
-    b = run_launcher(["--node_rank=1"] + common, scripts)
-    a = run_launcher(["--node_rank=0"] + common, scripts, env={"LOGLEVEL": "INFO"})
-    a.wait_line("Local worker group finished (WorkerState.SUCCEEDED). Waiting 300 "
-                "seconds for other agents to finish")
-    time.sleep(0.3)      # past that line: a signal inside logging is lost
-    a.send_signal(signal.SIGTERM)
-    a.finish(timeout=20, check=1)
-    assert a.stderr.rstrip().endswith(_signal_line(a.pid, signal.SIGTERM))
-    b.send_signal(signal.SIGTERM)
-    b.finish(timeout=30, check=1)
-
-
-def _alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
-def test_signal_while_starting_workers(scripts):
-    """A signal that reaches the launcher while it is still starting
-    workers (here from the first worker) stops every worker started: none
-    is left running."""
-    pids = scripts / "start_pids"
-    p = run_launcher(["--nproc_per_node=8", "--no_python", "/bin/sh", "-c",
-                      'echo $$ >> %s; [ $LOCAL_RANK = 0 ] && kill -TERM $PPID; '
-                      'exec sleep 30 >/dev/null 2>&1' % pids], scripts)
-    p.finish(timeout=60, check=1)
-    assert p.stderr.rstrip().endswith(_signal_line(p.pid, signal.SIGTERM))
-    started = [int(x) for x in pids.read_text().split()]
-    time.sleep(0.2)
-    left = [pid for pid in started if _alive(pid)]
-    for pid in left:
-        os.kill(pid, signal.SIGKILL)
-    assert left == []
-
-
-def test_sigkill_after_grace_period(tmp_path):
-    """A worker that ignores SIGTERM is killed once the grace period ends."""
-    code = textwrap.dedent("""
-        import signal, sys, time
-        from ctorch.distributed.elastic.multiprocessing import SubprocessContext
-        ignore = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); " \\
-                 "print('up', flush=True); time.sleep(60)"
-        pc = SubprocessContext("w", sys.executable, {0: ["-c", ignore]}, {0: {}},
-                               sys.argv[1]).start()
-        time.sleep(0.5)
-        t = time.monotonic()
-        pc.close(signal.SIGTERM, timeout=0.5)
-        print(pc.result().failures[0].exitcode, round(time.monotonic() - t, 1))
-    """)
-    p = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
-                       text=True, env=_env({"PYTHONPATH": PY_DIR}), timeout=60)
-    assert p.stdout.splitlines()[-1] in ("-9 0.5", "-9 0.6")
-    assert "closing signal SIGTERM" in p.stderr
-    assert "forcefully exiting via SIGKILL" in p.stderr
-
-
-# ---------------------------------------------------------------- output
-
-
-def test_tee_prefixes_and_log_dir(scripts, tmp_path):
-    p = launch(["--nproc_per_node=2", "--tee=3", "--log_dir", tmp_path, "out.py"],
-               scripts, check=0)
-    assert sorted(p.stdout.splitlines()) == ["[default0]:hello out 0",
-                                             "[default1]:hello out 1"]
-    assert sorted(p.stderr.splitlines()) == ["[default0]:hello err 0",
-                                             "[default1]:hello err 1"]
-    (job,) = os.listdir(tmp_path)
-    assert job.startswith("none_")
-    base = tmp_path / job / "attempt_0"
-    assert sorted(os.listdir(base)) == ["0", "1"]
-    assert (base / "1" / "stdout.log").read_text() == "hello out 1\n"
-    assert (base / "0" / "stderr.log").read_text() == "hello err 0\n"
-
-
-def test_redirects_only_to_files(scripts, tmp_path):
-    p = launch(["--nproc_per_node=2", "-r", "3", "--log-dir", tmp_path, "out.py"],
-               scripts, check=0)
-    assert (p.stdout, p.stderr) == ("", "")
-    (job,) = os.listdir(tmp_path)
-    assert (tmp_path / job / "attempt_0" / "0" / "stdout.log").read_text() == "hello out 0\n"
-
-
-def test_redirect_and_tee_maps(scripts):
-    p = launch(["--nproc_per_node=2", "--redirects=0:1", "--tee=1:2", "--role", "trainer",
-                "out.py"], scripts, check=0)
-    assert p.stdout.splitlines() == ["hello out 1"]
-    assert sorted(p.stderr.splitlines()) == ["[trainer1]:hello err 1", "hello err 0"]
-
-
-def test_default_streams_pass_through(scripts):
-    p = launch(["--nproc_per_node=2", "out.py"], scripts, check=0)
-    assert sorted(p.stdout.splitlines()) == ["hello out 0", "hello out 1"]
-    assert sorted(p.stderr.splitlines()) == ["hello err 0", "hello err 1"]
-
-
-# ---------------------------------------------------------------- nodes
-
-
-def _finish(p, timeout=60):
-    out, err = p.communicate(timeout=timeout)
-    assert p.returncode == 0, out + err
-    return out
-
-
-def _allreduce_lines(outs):
-    return sorted(line for out in outs for line in out.splitlines())
-
-
-def test_standalone_allreduce(scripts):
-    p = launch(["--standalone", "--nproc_per_node=3", "allreduce.py"], scripts, check=0)
-    assert sorted(p.stdout.splitlines()) == [
-        "rank %d 3 [6.0, 6.0] 0" % r for r in range(3)]
-
-
-def test_two_nodes_static_loopback(scripts):
-    port = free_port()
-    common = ["--nnodes=2", "--nproc_per_node=2", "--master_port", port]
-    a = start(common + ["--node_rank=0", "allreduce.py"], scripts)
-    b = start(common + ["--node-rank=1", "--master-addr=127.0.0.1", "allreduce.py"],
-              scripts)
-    outs = [_finish(a), _finish(b)]
-    assert _allreduce_lines(outs) == ["rank %d 4 [10.0, 10.0] %d" % (r, r // 2)
-                                      for r in range(4)]
-
-
-def test_two_nodes_c10d_loopback(scripts):
-    ep = "127.0.0.1:%d" % free_port()
-    common = ["--rdzv_backend=c10d", "--rdzv_endpoint", ep, "--rdzv_id=j1",
-              "--nproc_per_node=2"]
-    a = start(["--nnodes=2"] + common + ["envp.py"], scripts)
-    b = start(["--nnodes=1:2"] + common + ["envp.py"], scripts)
-    recs = {**records(_finish(a)), **records(_finish(b))}
-    assert sorted(recs) == [0, 1, 2, 3]
-    envs = [recs[r]["env"] for r in range(4)]
-    assert [(e["GROUP_RANK"], e["LOCAL_RANK"], e["WORLD_SIZE"], e["GROUP_WORLD_SIZE"])
-            for e in envs] == [("0", "0", "4", "2"), ("0", "1", "4", "2"),
-                               ("1", "0", "4", "2"), ("1", "1", "4", "2")]
-    assert {(e["MASTER_ADDR"], e["MASTER_PORT"], e["TORCHELASTIC_USE_AGENT_STORE"],
-             e["TORCHELASTIC_RUN_ID"]) for e in envs} == {
-        (envs[0]["MASTER_ADDR"], envs[0]["MASTER_PORT"], "False", "j1")}
-    # (test_two_nodes_restart_together[c10d] all-reduces across such nodes)
-
-
-@pytest.mark.parametrize("backend", ["static", "c10d"])
-def test_two_nodes_restart_together(scripts, backend):
-    """A worker of node 0 fails on the first attempt: node 0 restarts its
-    group, node 1 sees it waiting in the next round and restarts too."""
-    port = free_port()
-    if backend == "static":
-        ranks = [["--node_rank=0", "--master_port", port],
-                 ["--node_rank=1", "--master_port", port]]
-    else:
-        ranks = [["--rdzv_backend=c10d", "--rdzv_endpoint=127.0.0.1:%d" % port]] * 2
-    common = ["--nnodes=2", "--nproc_per_node=2", "--max_restarts=1",
-              "--monitor_interval=0.2"]
-    a = start(common + ranks[0] + ["mflaky.py"], scripts)
-    b = start(common + ranks[1] + ["mflaky.py"], scripts)
-    assert _allreduce_lines([_finish(a), _finish(b)]) == [
-        "attempt 1 rank %d sum 10.0" % r for r in range(4)]
-
-
-def test_min_max_nodes_last_call(scripts):
-    """--nnodes=1:2: with one node only, the round closes at the last call."""
-    p = launch(["--nnodes=1:2", "--rdzv_backend=c10d", "--rdzv_endpoint=localhost:0",
-                "--rdzv_conf=last_call_timeout=0.3", "--nproc_per_node=2", "envp.py"],
-               scripts, check=0)
-    recs = records(p.stdout)
-    assert [(r["env"]["WORLD_SIZE"], r["env"]["GROUP_WORLD_SIZE"])
-            for r in recs.values()] == [("2", "1")] * 2
-
-
-def test_two_nodes_failure_stops_the_other(scripts):
-    port = free_port()
-    common = ["--nnodes=2", "--nproc_per_node=2", "--master_port", port,
-              "--monitor_interval=0.2"]
-    a = start(common + ["--node_rank=0", "mfail.py"], scripts)
-    b = start(common + ["--node_rank=1", "mfail.py"], scripts)
-    _, err_b = b.communicate(timeout=60)
-    _, err_a = a.communicate(timeout=60)
-    assert (a.returncode, b.returncode) == (1, 1)
-    s = summary(err_b)
-    assert (s["rank"], s["local_rank"], s["exitcode"]) == ("3", "1", "7")
-    assert "the worker group of node 1 failed; stopping this node's workers" in err_a
-    assert summary(err_a)["exitcode"] == "-15"
-
-
-@pytest.fixture
-def two_hosts():
-    """Network namespaces a (10.233.x.1) and b (10.233.x.2) joined by a veth
-    pair (as tests/py/test_dist_store.py's, with loopback up: local workers
-    reach their own node's address); skipped when not root or without ip."""
-    if os.geteuid() != 0 or shutil.which("ip") is None:
-        pytest.skip("needs root and iproute2")
-    tag = "%d" % (os.getpid() % 100000)
-    a, b = "ctlna" + tag, "ctlnb" + tag
-    va, vb = "ctlva" + tag, "ctlvb" + tag
-    net = "10.233.%d" % (os.getpid() % 250 + 1)
-    cmds = [["ip", "netns", "add", a], ["ip", "netns", "add", b],
-            ["ip", "link", "add", va, "type", "veth", "peer", "name", vb],
-            ["ip", "link", "set", va, "netns", a], ["ip", "link", "set", vb, "netns", b],
-            ["ip", "-n", a, "addr", "add", net + ".1/24", "dev", va],
-            ["ip", "-n", b, "addr", "add", net + ".2/24", "dev", vb],
-            ["ip", "-n", a, "link", "set", va, "up"],
-            ["ip", "-n", b, "link", "set", vb, "up"],
-            ["ip", "-n", a, "link", "set", "lo", "up"],
-            ["ip", "-n", b, "link", "set", "lo", "up"]]
-    try:
-        for c in cmds:
-            if subprocess.run(c, capture_output=True).returncode != 0:
-                pytest.skip("cannot make network namespaces here")
-        yield a, b, net + ".1"
-    finally:
-        for ns in (a, b):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-
-
-@pytest.mark.parametrize("backend", ["static", "c10d"])
-def test_two_nodes_network_namespaces(scripts, two_hosts, backend):
-    a, b, ip_a = two_hosts
-    port = 29400 + os.getpid() % 1000
-    if backend == "static":
-        common = ["--nnodes=2", "--nproc_per_node=2", "--master_addr", ip_a,
-                  "--master_port", port]
-        ranks = [["--node_rank=0"], ["--node_rank=1"]]
-    else:
-        common = ["--nnodes=2", "--nproc_per_node=2", "--rdzv_backend=c10d",
-                  "--rdzv_endpoint=%s:%d" % (ip_a, port), "--rdzv_id=ns"]
-        ranks = [[], []]
-    pb = start(common + ranks[1] + ["allreduce.py"], scripts,
-               prefix=["ip", "netns", "exec", b])
-    time.sleep(0.3)                  # b waits for a's store
-    pa = start(common + ranks[0] + ["allreduce.py"], scripts,
-               prefix=["ip", "netns", "exec", a])
-    outs = [_finish(pa), _finish(pb)]
-    lines = _allreduce_lines(outs)
-    assert [line.split()[:5] for line in lines] == [
-        ["rank", str(r), "4", "[10.0,", "10.0]"] for r in range(4)]
-    if backend == "static":
-        assert [line.split()[-1] for line in lines] == ["0", "0", "1", "1"]
-
-
-# ---------------------------------------------------------------- errors API
-
-
-def test_workers_of_ctorch_launcher_import_ctorch(scripts):
-    """`python -m ctorch.distributed.run` (not only under ctorchrun): a
-    PyTorch script's `import torch` is ctorch in the workers."""
-    (scripts / "which.py").write_text(
-        "import torch\nprint(torch.__name__, type(torch.zeros(1)).__module__)\n")
-    p = subprocess.run([sys.executable, "-m", "ctorch.distributed.run", "which.py"],
-                       cwd=str(scripts), capture_output=True, text=True,
-                       env=_env({"PYTHONPATH": PY_DIR}), timeout=60)
-    assert (p.returncode, p.stdout) == (0, "ctorch torch\n"), p.stderr
 
 
 def test_record_writes_error_file(tmp_path):
@@ -973,6 +418,659 @@ def test_summary_format_matches_torch(tmp_path, torch_ref):
     assert _summary_of(errors, tmp_path) == _summary_of(terrors, tmp_path)
 
 
+# ---------------------------------------------------------------- reaction times
+# (before the batch starts: see Note [one batch of launchers])
+
+
+SUMMARY = re.compile(
+    r"ChildFailedError: \n(=+)\n(?P<name>\S+) FAILED\n-+\nFailures:\n"
+    r"(?P<others>(?:.|\n)*?)\n-+\nRoot Cause \(first observed failure\):\n"
+    r"\[0\]:\n"
+    r"  time      : (?P<time>\d{4}-\d\d-\d\d_\d\d:\d\d:\d\d)\n"
+    r"  host      : (?P<host>.*)\n"
+    r"  rank      : (?P<rank>\d+) \(local_rank: (?P<local_rank>\d+)\)\n"
+    r"  exitcode  : (?P<exitcode>-?\d+) \(pid: (?P<pid>\d+)\)\n"
+    r"  error_file: (?P<error_file>.*)\n"
+    r"  traceback : (?P<traceback>(?:.|\n)*?)\n?\1\n$")
+
+
+def summary(stderr):
+    m = SUMMARY.search(stderr)
+    assert m, stderr
+    return m.groupdict()
+
+
+def test_failure_with_record(scripts, tmp_path):
+    stamp = tmp_path / "t"
+    p = launch(["--nproc_per_node=2", "fail_record.py", stamp], scripts).finish(check=1)
+    end = time.time()
+    # the failure is seen at once: the launcher has exited within 1.5 s
+    # (torch 1.13: 6.7 s, a monitor_interval and a 5 s sleep)
+    assert end - float(stamp.read_text()) < 1.5
+    s = summary(p.stderr)
+    assert (s["name"], s["rank"], s["local_rank"], s["exitcode"]) == (
+        "fail_record.py", "1", "1", "1")
+    assert s["others"] == "  <NO_OTHER_FAILURES>"
+    assert s["host"] == socket.getfqdn()
+    assert s["error_file"].endswith("/attempt_0/1/error.json")
+    assert os.path.exists(s["error_file"])       # kept for the user to read
+    tb = s["traceback"].splitlines()
+    assert tb[0] == "Traceback (most recent call last):"
+    assert '      raise ValueError("boom from rank 1")' in tb
+    assert tb[-2:] == ["  ValueError: boom from rank 1", "  "]
+    # the other worker was sent SIGTERM; log lines as torch's
+    assert "rank 0 got SIGTERM" in p.stdout
+    pid0 = re.search(r"Sending process (\d+) closing signal SIGTERM", p.stderr)
+    assert pid0 and pid0.group(1) != s["pid"]
+    assert ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) "
+            "local_rank: 1 (pid: %s) of binary: %s\n" % (s["pid"], sys.executable)
+            in p.stderr)
+    assert ("ERROR:torch.distributed.elastic.multiprocessing.errors.error_handler:"
+            "no error file defined for parent, to copy child error file (%s)\n"
+            % s["error_file"]) in p.stderr
+
+
+def test_failure_sigkill(scripts, tmp_path):
+    stamp = tmp_path / "t"
+    p = launch(["--nproc_per_node=2", "kill9.py", stamp], scripts).finish(check=1)
+    assert time.time() - float(stamp.read_text()) < 1.5
+    s = summary(p.stderr)
+    assert (s["rank"], s["exitcode"], s["error_file"]) == ("0", "-9", "<N/A>")
+    assert s["traceback"] == "Signal 9 (SIGKILL) received by PID %s" % s["pid"]
+
+
+def test_sigkill_after_grace_period(tmp_path):
+    """A worker that ignores SIGTERM is killed once the grace period ends."""
+    code = textwrap.dedent("""
+        import os, signal, sys, time
+        from ctorch.distributed.elastic.multiprocessing import SubprocessContext
+        up = os.path.join(sys.argv[1], "up")
+        ignore = ("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                  "open(%r, 'w').close(); time.sleep(60)" % up)
+        pc = SubprocessContext("w", sys.executable, {0: ["-c", ignore]}, {0: {}},
+                               sys.argv[1]).start()
+        while not os.path.exists(up):
+            time.sleep(0.01)
+        t = time.monotonic()
+        pc.close(signal.SIGTERM, timeout=0.5)
+        print(pc.result().failures[0].exitcode, time.monotonic() - t)
+    """)
+    p = Run([sys.executable, "-c", code, tmp_path], tmp_path,
+            _env({"PYTHONPATH": PY_DIR})).finish(check=0)
+    code, took = p.stdout.split()
+    assert code == "-9" and 0.5 <= float(took) < 1.5
+    assert "closing signal SIGTERM" in p.stderr
+    assert "forcefully exiting via SIGKILL" in p.stderr
+
+
+# ---------------------------------------------------------------- the batch
+
+
+def _make_two_hosts():
+    """Network namespaces a (10.233.x.1) and b (10.233.x.2) joined by a veth
+    pair (as tests/py/test_dist_store.py's, with loopback up: local workers
+    reach their own node's address).  Returns (a, b, a's address), or why
+    they cannot be made."""
+    if os.geteuid() != 0 or shutil.which("ip") is None:
+        return "needs root and iproute2"
+    tag = "%d" % (os.getpid() % 100000)
+    a, b = "ctlna" + tag, "ctlnb" + tag
+    va, vb = "ctlva" + tag, "ctlvb" + tag
+    net = "10.233.%d" % (os.getpid() % 250 + 1)
+    cmds = [["ip", "netns", "add", a], ["ip", "netns", "add", b],
+            ["ip", "link", "add", va, "type", "veth", "peer", "name", vb],
+            ["ip", "link", "set", va, "netns", a], ["ip", "link", "set", vb, "netns", b],
+            ["ip", "-n", a, "addr", "add", net + ".1/24", "dev", va],
+            ["ip", "-n", b, "addr", "add", net + ".2/24", "dev", vb],
+            ["ip", "-n", a, "link", "set", va, "up"],
+            ["ip", "-n", b, "link", "set", vb, "up"],
+            ["ip", "-n", a, "link", "set", "lo", "up"],
+            ["ip", "-n", b, "link", "set", "lo", "up"]]
+    for c in cmds:
+        if subprocess.run(c, capture_output=True).returncode != 0:
+            _drop_two_hosts((a, b))
+            return "cannot make network namespaces here"
+    return a, b, net + ".1"
+
+
+def _drop_two_hosts(hosts):
+    for ns in hosts[:2]:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def _start_batch(d, hosts):
+    """Every run the batch tests read, by name (a Run, or a list of Runs
+    for the nodes of one job), the slowest first.  Runs that a test must
+    know the master port of carry it as .port."""
+    runs = {}
+
+    def add(name, args, port=None, **kw):
+        port = port or free_port()
+        env = dict(kw.pop("env", {}), PET_MASTER_PORT=str(port))
+        runs[name] = launch(args, d, env=env, **kw)
+        runs[name].port = port
+
+    def nodes(name, per_node, common, **kw):
+        """One launcher per node, with per_node[i] + common as flags."""
+        runs[name] = [launch(extra + common, d, **kw) for extra in per_node]
+
+    if importlib.util.find_spec("torch") is not None:
+        # torch's launcher and ctorch's on the same failing job: the
+        # environment, the failure summary and the log lines
+        args = ["--nproc_per_node=2", "fail_record.py"]
+        runs["torch_fail"] = torch_launch(["--monitor_interval=0.2"] + args +
+                                          [d / "tstamp", "a"], d, omp=False)
+        runs["ctorch_fail"] = launch(args + [d / "cstamp", "a"], d, omp=False)
+    if not isinstance(hosts, str):
+        a, b, ip_a = hosts
+        port = 29400 + os.getpid() % 1000
+        common = ["--nnodes=2", "--nproc_per_node=2", "allreduce.py"]
+        runs["netns_static"] = [
+            launch(["--master_addr", ip_a, "--master_port", port, "--node_rank=%d" % r]
+                   + common, d, prefix=["ip", "netns", "exec", ns])
+            for r, ns in ((0, a), (1, b))]
+        runs["netns_c10d"] = [
+            launch(["--rdzv_backend=c10d", "--rdzv_endpoint=%s:%d" % (ip_a, port + 1),
+                    "--rdzv_id=ns"] + common, d, prefix=["ip", "netns", "exec", ns])
+            for ns in (b, a)]
+    for backend in ("static", "c10d"):
+        port = free_port()
+        if backend == "static":
+            per_node = [["--node_rank=0", "--master_port", port],
+                        ["--node_rank=1", "--master_port", port]]
+        else:
+            per_node = [["--rdzv_backend=c10d",
+                         "--rdzv_endpoint=127.0.0.1:%d" % port]] * 2
+        nodes("restart_" + backend, per_node,
+              ["--nnodes=2", "--nproc_per_node=2", "--max_restarts=1",
+               "--monitor_interval=0.2", "mflaky.py"])
+    (d / "fn.py").write_text(FN_PY)
+    runs["api_function"] = Run([RUN, "fn.py"], d, _env())
+    runs["api_elastic"] = Run([RUN, "-c", API_ELASTIC], d, _env())
+    port = free_port()
+    nodes("static_loopback", [["--node_rank=0"], ["--node-rank=1",
+                                                  "--master-addr=127.0.0.1"]],
+          ["--nnodes=2", "--nproc_per_node=2", "--master_port", port, "allreduce.py"])
+    ep = "127.0.0.1:%d" % free_port()
+    nodes("c10d_loopback", [["--nnodes=2"], ["--nnodes=1:2"]],
+          ["--rdzv_backend=c10d", "--rdzv_endpoint", ep, "--rdzv_id=j1",
+           "--nproc_per_node=2", "envp.py"])
+    port = free_port()
+    nodes("failure_stops", [["--node_rank=0"], ["--node_rank=1"]],
+          ["--nnodes=2", "--nproc_per_node=2", "--master_port", port,
+           "--monitor_interval=0.2", "mfail.py"])
+    port = free_port()
+    nodes("exit_barrier", [["--node_rank=0"], ["--node_rank=1"]],
+          ["--nnodes=2", "--master_port", port, "node_sleeps.py", "1"],
+          env={"LOGLEVEL": "INFO"})
+    for sig, node_rank in RDZV_SIGNALS:
+        add("rdzv_signal_%d" % node_rank, ["--nnodes=2", "--node_rank=%d" % node_rank,
+                                            "envp.py"], env={"LOGLEVEL": "INFO"})
+    add("standalone", ["--standalone", "--nproc_per_node=3", "allreduce.py"])
+    add("last_call", ["--nnodes=1:2", "--rdzv_backend=c10d",
+                      "--rdzv_endpoint=localhost:0",
+                      "--rdzv_conf=last_call_timeout=0.3", "--nproc_per_node=2",
+                      "envp.py"])
+    for sig in FORWARDED:
+        add("forward_%d" % sig, ["--nproc_per_node=2", "term.py"])
+    add("starting", ["--nproc_per_node=8", "--no_python", "/bin/sh", "-c",
+                     'echo $$ >> %s; [ $LOCAL_RANK = 0 ] && kill -TERM $PPID; '
+                     'exec sleep 30 >/dev/null 2>&1' % (d / "start_pids")])
+    add("restart", ["--nproc_per_node=2", "--max_restarts=2", "flaky.py"])
+    add("exhausted", ["--max_restarts=2", "always_fail.py"])
+    add("exit_code", ["--nproc_per_node=2", "fail_exit.py"])
+    add("env", ["--nproc_per_node=2", "envp.py", "a", "--b"], omp=False)
+    add("omp_set", ["--nproc_per_node=2", "envp.py"], env={"OMP_NUM_THREADS": "3"})
+    add("omp_one", ["envp.py"], omp=False)
+    add("dash", ["--nproc-per-node", "2", "--role", "trainer", "--rdzv-id", "job7",
+                 "--max-restarts=3", "--monitor-interval=0.5", "--master-port",
+                 free_port(), "--master-addr=localhost", "--start-method=fork",
+                 "envp.py"])
+    add("pet", ["envp.py"], env={"PET_NPROC_PER_NODE": "2", "PET_ROLE": "r",
+                                 "PET_MAX_RESTARTS": "2"})
+    for value in NPROC_VALUES:
+        add("nproc_" + value, ["--nproc_per_node", value, "envp.py"])
+    for i, (args, _) in enumerate(BAD_FLAGS):
+        add("bad_flags_%d" % i, args)
+    add("usage", ["--nproc_per_node=2"])
+    add("module", ["--nproc_per_node=2", "-m", "pkg.mod", "x"])
+    add("no_python", ["--nproc_per_node=2", "--no_python", "/bin/sh", "-c",
+                      'echo "rank $RANK of $WORLD_SIZE"'])
+    add("run_path", ["--nproc_per_node=2", "--run_path", d / "envp.py", "q"])
+    add("launch", ["--nproc_per_node=2", "envp.py", "q"],
+        module="torch.distributed.launch")
+    add("launch_use_env", ["--use_env", "--nproc_per_node=2", "envp.py", "q"],
+        module="torch.distributed.launch")
+    add("launch_no_python", ["--no_python", "/bin/true"],
+        module="torch.distributed.launch")
+    add("tee", ["--nproc_per_node=2", "--tee=3", "--log_dir", d / "logs_tee", "out.py"])
+    add("redirects", ["--nproc_per_node=2", "-r", "3", "--log-dir",
+                      d / "logs_redirects", "out.py"])
+    add("maps", ["--nproc_per_node=2", "--redirects=0:1", "--tee=1:2", "--role",
+                 "trainer", "out.py"])
+    add("streams", ["--nproc_per_node=2", "out.py"])
+    runs["ctorch_module"] = Run([sys.executable, "-m", "ctorch.distributed.run",
+                                 "which.py"], d, _env({"PYTHONPATH": PY_DIR}))
+    return runs
+
+
+@pytest.fixture(scope="module")
+def batch(scripts):
+    """The runs of _start_batch, started at the first test that asks; the
+    ones left running at the end are killed.  Namespace runs are there
+    only where namespaces can be made (else batch["two_hosts"] says why)."""
+    hosts = _make_two_hosts()
+    runs = _start_batch(scripts, hosts)
+    runs["two_hosts"] = hosts
+    yield runs
+    for r in runs.values():
+        for run in (r if isinstance(r, list) else [r] if isinstance(r, Run) else []):
+            if run.proc.poll() is None:
+                run._kill_session()
+            run.finish(timeout=10)
+    if not isinstance(hosts, str):
+        _drop_two_hosts(hosts)
+
+
+# ---------------------------------------------------------------- environment
+
+
+def test_worker_env_two_procs(batch):
+    p = batch["env"].finish(check=0)
+    assert p.stderr == OMP_NOTICE
+    recs = records(p.stdout)
+    assert sorted(recs) == [0, 1]
+    for rank, rec in recs.items():
+        env = rec["env"]
+        assert rec["argv"] == ["a", "--b"]
+        err = env.pop("TORCHELASTIC_ERROR_FILE")
+        assert re.fullmatch(re.escape(_TMPDIR[0]) +
+                            r"/torchelastic_\w+/none_\w+/attempt_0/%d/error.json"
+                            % rank, err), err
+        assert env == {
+            "GROUP_RANK": "0", "GROUP_WORLD_SIZE": "1", "LOCAL_RANK": str(rank),
+            "LOCAL_WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1",
+            "MASTER_PORT": str(p.port), "NCCL_ASYNC_ERROR_HANDLING": "1",
+            "OMP_NUM_THREADS": "1", "RANK": str(rank), "ROLE_NAME": "default",
+            "ROLE_RANK": str(rank), "ROLE_WORLD_SIZE": "2",
+            "TORCHELASTIC_MAX_RESTARTS": "0", "TORCHELASTIC_RESTART_COUNT": "0",
+            "TORCHELASTIC_RUN_ID": "none", "TORCHELASTIC_USE_AGENT_STORE": "True",
+            "WORLD_SIZE": "2"}
+    # the temporary log directory is removed when the launcher exits
+    assert not os.path.exists(err.split("/none_")[0])
+
+
+def test_omp_kept_when_set_or_one_proc(batch):
+    p = batch["omp_set"].finish(check=0)
+    assert p.stderr == ""
+    assert {r["env"]["OMP_NUM_THREADS"] for r in records(p.stdout).values()} == {"3"}
+    p = batch["omp_one"].finish(check=0)
+    assert p.stderr == ""
+    assert "OMP_NUM_THREADS" not in records(p.stdout)[0]["env"]
+
+
+def test_dash_spellings_role_rdzv_id_restarts(batch):
+    p = batch["dash"].finish(check=0)
+    recs = records(p.stdout)
+    assert sorted(recs) == [0, 1]
+    for rank, rec in recs.items():
+        env = rec["env"]
+        assert (env["ROLE_NAME"], env["TORCHELASTIC_RUN_ID"], env["MASTER_ADDR"],
+                env["TORCHELASTIC_MAX_RESTARTS"]) == ("trainer", "job7", "localhost", "3")
+        assert env["MASTER_PORT"] != str(p.port)       # --master-port's, not PET's
+        assert "/job7_" in env["TORCHELASTIC_ERROR_FILE"]
+
+
+def test_pet_environment_defaults(batch):
+    p = batch["pet"].finish(check=0)
+    recs = records(p.stdout)
+    assert sorted(recs) == [0, 1]
+    assert recs[1]["env"]["ROLE_NAME"] == "r"
+    assert recs[1]["env"]["TORCHELASTIC_MAX_RESTARTS"] == "2"
+    assert recs[1]["env"]["MASTER_PORT"] == str(p.port)
+
+
+NPROC_VALUES = ["cpu", "auto"]
+
+
+@pytest.mark.parametrize("value", NPROC_VALUES)
+def test_nproc_cpu_auto(batch, value):
+    p = batch["nproc_" + value].finish(check=0)
+    recs = records(p.stdout)
+    assert sorted(recs) == list(range(os.cpu_count()))
+    assert recs[0]["env"]["LOCAL_WORLD_SIZE"] == str(os.cpu_count())
+
+
+BAD_FLAGS = [
+    (["--nnodes=1:2:3", "x.py"], 'RuntimeError: nnodes=1:2:3 is not in "MIN:MAX" format'),
+    (["--nproc_per_node=many", "x.py"], "ValueError: Unsupported nproc_per_node value: many"),
+    (["--redirects=7", "x.py"], "ValueError: 7 does not match: <^[0123]$> or "
+                                "<^(\\d:[0123],)*(\\d:[0123])$>"),
+    (["--no_python", "-m", "x"], "ValueError: Don't use both the '--no_python' flag "
+                                 "and the '--module' flag at the same time."),
+    (["--rdzv_conf=a", "x.py"], "ValueError: The rendezvous configuration option 'a' "
+                                "must have a value specified."),
+]
+
+
+@pytest.mark.parametrize("case", range(len(BAD_FLAGS)))
+def test_bad_flags(batch, case):
+    p = batch["bad_flags_%d" % case].finish(check=1)
+    assert p.stderr.rstrip().splitlines()[-1] == BAD_FLAGS[case][1]
+
+
+def test_usage_error(batch):
+    p = batch["usage"].finish(check=2)
+    assert "error: the following arguments are required: training_script" in p.stderr
+
+
+# ---------------------------------------------------------------- how to run
+
+
+def test_module_flag(batch):
+    p = batch["module"].finish(check=0)
+    assert [r["argv"] for r in records(p.stdout).values()] == [["x"], ["x"]]
+
+
+def test_no_python(batch):
+    p = batch["no_python"].finish(check=0)
+    assert sorted(p.stdout.splitlines()) == ["rank 0 of 2", "rank 1 of 2"]
+
+
+def test_run_path(batch):
+    p = batch["run_path"].finish(check=0)
+    recs = records(p.stdout)
+    assert sorted(recs) == [0, 1] and recs[1]["argv"] == ["q"]
+
+
+LAUNCH_WARNING = (
+    "FutureWarning: The module torch.distributed.launch is deprecated\n"
+    "and will be removed in future. Use torchrun.\n"
+    "Note that --use_env is set by default in torchrun.\n"
+    "If your script expects `--local_rank` argument to be set, please\n"
+    "change it to read from `os.environ['LOCAL_RANK']` instead. See \n"
+    "https://pytorch.org/docs/stable/distributed.html#launch-utility for \n"
+    "further instructions\n\n  warnings.warn(\n")
+
+
+def test_launch_adds_local_rank(batch):
+    p = batch["launch"].finish(check=0)
+    assert LAUNCH_WARNING in p.stderr
+    assert {r: rec["argv"] for r, rec in records(p.stdout).items()} == {
+        0: ["--local_rank=0", "q"], 1: ["--local_rank=1", "q"]}
+    p = batch["launch_use_env"].finish(check=0)
+    assert [rec["argv"] for rec in records(p.stdout).values()] == [["q"], ["q"]]
+    p = batch["launch_no_python"].finish(check=1)
+    assert p.stderr.rstrip().endswith(
+        "ValueError: When using the '--no_python' flag, you must also set the "
+        "'--use_env' flag.")
+
+
+API_ELASTIC = """
+import sys
+from torch.distributed.launcher.api import LaunchConfig, elastic_launch
+cfg = LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=2, rdzv_backend="c10d",
+                   rdzv_endpoint="localhost:0", run_id="api", max_restarts=0)
+print(elastic_launch(cfg, sys.executable)("-u", "envp.py"))
+"""
+
+
+def test_python_api_elastic_launch(batch):
+    p = batch["api_elastic"].finish(check=0)
+    assert p.stdout.splitlines()[-1] == "{0: None, 1: None}"
+    assert records(p.stdout)[1]["env"]["TORCHELASTIC_USE_AGENT_STORE"] == "False"
+
+
+FN_PY = textwrap.dedent("""
+    import os
+    from torch.distributed.launcher.api import LaunchConfig, elastic_launch
+
+    def work(x):
+        if x == "fail" and os.environ["RANK"] == "1":
+            raise RuntimeError("fn failed")
+        return int(os.environ["RANK"]), x
+
+    if __name__ == "__main__":
+        cfg = LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=2,
+                           rdzv_backend="c10d", rdzv_endpoint="localhost:0")
+        print(elastic_launch(cfg, work)("hi"))
+        elastic_launch(cfg, work)("fail")
+""")
+
+
+def test_python_api_function_entrypoint(batch):
+    """A function entrypoint: its return values by local rank; a raise is
+    recorded (the summary shows its traceback)."""
+    p = batch["api_function"].finish(check=1)
+    assert p.stdout == "{0: (0, 'hi'), 1: (1, 'hi')}\n"
+    s = summary(p.stderr)
+    assert (s["name"], s["rank"]) == ("work", "1")
+    assert s["traceback"].endswith('RuntimeError("fn failed")\n  RuntimeError: fn failed\n  ')
+
+
+def test_workers_of_ctorch_launcher_import_ctorch(batch):
+    """`python -m ctorch.distributed.run` (not only under ctorchrun): a
+    PyTorch script's `import torch` is ctorch in the workers."""
+    p = batch["ctorch_module"].finish()
+    assert (p.returncode, p.stdout) == (0, "ctorch torch\n"), p.stderr
+
+
+# ---------------------------------------------------------------- failures
+
+
+def test_failure_exit_code_without_record(batch):
+    p = batch["exit_code"].finish(check=1)
+    s = summary(p.stderr)
+    assert (s["rank"], s["exitcode"], s["error_file"], s["traceback"]) == (
+        "1", "3", "<N/A>",
+        "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html")
+    assert re.search(r"\n(=+)\nfail_exit.py FAILED\n", p.stderr).group(1) == "=" * 60
+
+
+def test_restart_after_first_failure(batch):
+    p = batch["restart"].finish(check=0)
+    lines = set(p.stdout.splitlines())
+    # rank 1 may be stopped before it prints in the first attempt
+    assert lines - {"attempt 0 rank 1"} == {
+        "attempt 0 rank 0", "attempt 1 rank 0", "attempt 1 rank 1"}
+    assert "failed (exitcode: 2) local_rank: 0" in p.stderr
+    assert "ChildFailedError" not in p.stderr
+
+
+def test_restarts_exhausted(batch):
+    p = batch["exhausted"].finish(check=1)
+    assert p.stdout.splitlines() == ["attempt 0", "attempt 1", "attempt 2"]
+    s = summary(p.stderr)
+    assert (s["exitcode"], s["name"]) == ("4", "always_fail.py")
+    assert p.stderr.count("failed (exitcode: 4)") == 3
+
+
+def _signal_line(pid, sig):
+    return "SignalException: Process %d got signal: %d" % (pid, sig)
+
+
+FORWARDED = [signal.SIGTERM, signal.SIGINT]
+
+
+@pytest.mark.parametrize("sig", FORWARDED)
+def test_signal_forwarded(batch, sig):
+    """A signal to the launcher is sent on to every worker."""
+    p = batch["forward_%d" % sig]
+    p.wait_line("ready 0", "out")
+    p.wait_line("ready 1", "out")
+    p.send_signal(sig)
+    p.finish(timeout=30, check=1)
+    assert sorted(p.stdout.splitlines()) == sorted([
+        "ready 0", "ready 1", "rank 0 got %s" % sig.name, "rank 1 got %s" % sig.name])
+    assert ("WARNING:torch.distributed.elastic.agent.server.api:Received %d death "
+            "signal, shutting down workers\n" % sig) in p.stderr
+    assert "closing signal %s" % sig.name in p.stderr
+    assert p.stderr.rstrip().endswith(_signal_line(p.pid, sig))
+
+
+RDZV_SIGNALS = [(signal.SIGINT, 0), (signal.SIGTERM, 1)]
+
+
+@pytest.mark.parametrize("sig, node_rank", RDZV_SIGNALS)
+def test_signal_during_rendezvous(batch, sig, node_rank):
+    """A launcher waiting for the other nodes stops at once on SIGINT or
+    SIGTERM (node 0 hosts the store and waits for node 1's key; node 1
+    waits to connect), not when the store's timeout (900 s) ends."""
+    p = batch["rdzv_signal_%d" % node_rank]
+    p.wait_line("Starting elastic_operator with launch configs")
+    time.sleep(0.3)
+    t = time.monotonic()
+    p.send_signal(sig)
+    p.finish(timeout=30, check=1)
+    assert time.monotonic() - t < 10
+    assert p.stderr.rstrip().endswith(_signal_line(p.pid, sig))
+
+
+def test_signal_during_exit_barrier(batch):
+    """A launcher whose workers are done waits for the other nodes; a
+    SIGTERM then ends it with SignalException (exit 1), not success."""
+    a, b = batch["exit_barrier"]
+    a.wait_line("Local worker group finished (WorkerState.SUCCEEDED). Waiting 300 "
+                "seconds for other agents to finish")
+    time.sleep(0.3)      # past that line: a signal inside logging is lost
+    a.send_signal(signal.SIGTERM)
+    a.finish(timeout=30, check=1)
+    assert a.stderr.rstrip().endswith(_signal_line(a.pid, signal.SIGTERM))
+    b.send_signal(signal.SIGTERM)
+    b.finish(timeout=30, check=1)
+
+
+def _alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_signal_while_starting_workers(batch, scripts):
+    """A signal that reaches the launcher while it is still starting
+    workers (here from the first worker) stops every worker started: none
+    is left running."""
+    p = batch["starting"].finish(timeout=60, check=1)
+    assert p.stderr.rstrip().endswith(_signal_line(p.pid, signal.SIGTERM))
+    started = [int(x) for x in (scripts / "start_pids").read_text().split()]
+    time.sleep(0.2)
+    left = [pid for pid in started if _alive(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
+
+
+# ---------------------------------------------------------------- output
+
+
+def test_tee_prefixes_and_log_dir(batch, scripts):
+    p = batch["tee"].finish(check=0)
+    assert sorted(p.stdout.splitlines()) == ["[default0]:hello out 0",
+                                             "[default1]:hello out 1"]
+    assert sorted(p.stderr.splitlines()) == ["[default0]:hello err 0",
+                                             "[default1]:hello err 1"]
+    logs = scripts / "logs_tee"
+    (job,) = os.listdir(logs)
+    assert job.startswith("none_")
+    base = logs / job / "attempt_0"
+    assert sorted(os.listdir(base)) == ["0", "1"]
+    assert (base / "1" / "stdout.log").read_text() == "hello out 1\n"
+    assert (base / "0" / "stderr.log").read_text() == "hello err 0\n"
+
+
+def test_redirects_only_to_files(batch, scripts):
+    p = batch["redirects"].finish(check=0)
+    assert (p.stdout, p.stderr) == ("", "")
+    logs = scripts / "logs_redirects"
+    (job,) = os.listdir(logs)
+    assert (logs / job / "attempt_0" / "0" / "stdout.log").read_text() == "hello out 0\n"
+
+
+def test_redirect_and_tee_maps(batch):
+    p = batch["maps"].finish(check=0)
+    assert p.stdout.splitlines() == ["hello out 1"]
+    assert sorted(p.stderr.splitlines()) == ["[trainer1]:hello err 1", "hello err 0"]
+
+
+def test_default_streams_pass_through(batch):
+    p = batch["streams"].finish(check=0)
+    assert sorted(p.stdout.splitlines()) == ["hello out 0", "hello out 1"]
+    assert sorted(p.stderr.splitlines()) == ["hello err 0", "hello err 1"]
+
+
+# ---------------------------------------------------------------- nodes
+
+
+def _allreduce_lines(outs):
+    return sorted(line for out in outs for line in out.splitlines())
+
+
+def test_standalone_allreduce(batch):
+    p = batch["standalone"].finish(check=0)
+    assert sorted(p.stdout.splitlines()) == [
+        "rank %d 3 [6.0, 6.0] 0" % r for r in range(3)]
+
+
+def test_two_nodes_static_loopback(batch):
+    assert _allreduce_lines(finish_nodes(batch["static_loopback"])) == [
+        "rank %d 4 [10.0, 10.0] %d" % (r, r // 2) for r in range(4)]
+
+
+def test_two_nodes_c10d_loopback(batch):
+    outs = finish_nodes(batch["c10d_loopback"])
+    recs = {**records(outs[0]), **records(outs[1])}
+    assert sorted(recs) == [0, 1, 2, 3]
+    envs = [recs[r]["env"] for r in range(4)]
+    assert [(e["GROUP_RANK"], e["LOCAL_RANK"], e["WORLD_SIZE"], e["GROUP_WORLD_SIZE"])
+            for e in envs] == [("0", "0", "4", "2"), ("0", "1", "4", "2"),
+                               ("1", "0", "4", "2"), ("1", "1", "4", "2")]
+    assert {(e["MASTER_ADDR"], e["MASTER_PORT"], e["TORCHELASTIC_USE_AGENT_STORE"],
+             e["TORCHELASTIC_RUN_ID"]) for e in envs} == {
+        (envs[0]["MASTER_ADDR"], envs[0]["MASTER_PORT"], "False", "j1")}
+    # (test_two_nodes_restart_together[c10d] all-reduces across such nodes)
+
+
+@pytest.mark.parametrize("backend", ["static", "c10d"])
+def test_two_nodes_restart_together(batch, backend):
+    """A worker of node 0 fails on the first attempt: node 0 restarts its
+    group, node 1 sees it waiting in the next round and restarts too."""
+    assert _allreduce_lines(finish_nodes(batch["restart_" + backend])) == [
+        "attempt 1 rank %d sum 10.0" % r for r in range(4)]
+
+
+def test_min_max_nodes_last_call(batch):
+    """--nnodes=1:2: with one node only, the round closes at the last call."""
+    p = batch["last_call"].finish(check=0)
+    recs = records(p.stdout)
+    assert [(r["env"]["WORLD_SIZE"], r["env"]["GROUP_WORLD_SIZE"])
+            for r in recs.values()] == [("2", "1")] * 2
+
+
+def test_two_nodes_failure_stops_the_other(batch):
+    a, b = batch["failure_stops"]
+    b.finish(check=1)
+    a.finish(check=1)
+    s = summary(b.stderr)
+    assert (s["rank"], s["local_rank"], s["exitcode"]) == ("3", "1", "7")
+    assert "the worker group of node 1 failed; stopping this node's workers" in a.stderr
+    assert summary(a.stderr)["exitcode"] == "-15"
+
+
+@pytest.mark.parametrize("backend", ["static", "c10d"])
+def test_two_nodes_network_namespaces(batch, backend):
+    """Two nodes in two network namespaces (see _make_two_hosts): node b
+    starts as early as node a and waits for a's store."""
+    if isinstance(batch["two_hosts"], str):
+        pytest.skip(batch["two_hosts"])
+    lines = _allreduce_lines(finish_nodes(batch["netns_" + backend]))
+    assert [line.split()[:5] for line in lines] == [
+        ["rank", str(r), "4", "[10.0,", "10.0]"] for r in range(4)]
+    if backend == "static":
+        assert [line.split()[-1] for line in lines] == ["0", "0", "1", "1"]
+
+
 # ---------------------------------------------------------------- vs torch
 
 
@@ -990,37 +1088,21 @@ def _normalize(stderr):
     return logs, box
 
 
-def test_env_and_summary_match_torch(scripts, tmp_path):
-    """The same environment and the same failure summary and log lines as
-    torch's launcher (the four launchers run at once: torch's takes ~5 s)."""
-    pytest.importorskip("torch")
-
-    def torch_start(args, env):
-        return subprocess.Popen([sys.executable, "-c", TORCH_RUN,
-                                 "--monitor_interval=0.2"] + [str(a) for a in args],
-                                cwd=str(scripts), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=env)
-
-    def ctorch_start(args, env):
-        return subprocess.Popen([RUN, "-m", "torch.distributed.run"] +
-                                [str(a) for a in args], cwd=str(scripts),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, env=env)
-
-    env_args = ["--nproc_per_node=2", "envp.py", "a"]
-    procs = [torch_start(env_args, _env(omp=False)),
-             ctorch_start(env_args, _env(omp=False)),
-             torch_start(["--nproc_per_node=2", "fail_record.py", tmp_path / "t"], _env()),
-             ctorch_start(["--nproc_per_node=2", "fail_record.py", tmp_path / "c"],
-                          _env())]
-    (t_out, t_err), (c_out, c_err), (_, tf_err), (_, cf_err) = [
-        p.communicate(timeout=120) for p in procs]
-    assert [p.returncode for p in procs] == [0, 0, 1, 1], (t_err, c_err)
-    assert t_err == c_err == OMP_NOTICE
-    t, c = records(t_out), records(c_out)
-    for recs in (t, c):
+def test_env_and_summary_match_torch(batch):
+    """The same environment, failure summary and log lines as torch's
+    launcher, for one failing job."""
+    if "torch_fail" not in batch:
+        pytest.skip("torch is not installed")
+    t = batch["torch_fail"].finish(timeout=120, check=1)
+    c = batch["ctorch_fail"].finish(check=1)
+    assert t.stderr.startswith(OMP_NOTICE) and c.stderr.startswith(OMP_NOTICE)
+    t_recs, c_recs = records(t.stdout), records(c.stdout)
+    for recs in (t_recs, c_recs):
+        assert sorted(recs) == [0, 1]
         for r in (0, 1):
             recs[r]["env"].pop("TORCHELASTIC_ERROR_FILE")
             recs[r]["env"].pop("MASTER_PORT")
-    assert t == c
-    assert _normalize(cf_err) == _normalize(tf_err)
+            assert recs[r]["argv"][1:] == ["a"]
+            del recs[r]["argv"]
+    assert t_recs == c_recs
+    assert _normalize(c.stderr) == _normalize(t.stderr)
