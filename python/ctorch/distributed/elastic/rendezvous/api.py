@@ -41,6 +41,12 @@ _STORE_ERRORS = (RuntimeError, OSError)
 # the longest one blocking attempt to connect lasts (see the module note)
 _CONNECT_SLICE = datetime.timedelta(seconds=0.5)
 
+# the timeout of every store call once connected: the calls here answer at
+# once, but with the host gone each one reconnects until its timeout (with
+# the rendezvous timeout, 900 s, a node whose host died sat in the exit
+# barrier, deaf to signals)
+_CALL_TIMEOUT = datetime.timedelta(seconds=5)
+
 
 @dataclass
 class RendezvousInfo:
@@ -130,10 +136,10 @@ def _poll(ready, deadline):
     return True
 
 
-def _connect(host, port, timeout, **kwargs):
+def _connect_client(host, port, timeout, **kwargs):
     """A client TCPStore for host:port, retried until the server is up or
     `timeout` (a timedelta) has passed; each attempt is short (see the
-    module note).  Returns the store, with `timeout` as its timeout."""
+    module note).  Returns the store, with _CALL_TIMEOUT as its timeout."""
     deadline = time.monotonic() + timeout.total_seconds()
     while True:
         try:
@@ -145,7 +151,7 @@ def _connect(host, port, timeout, **kwargs):
                     f"{int(timeout.total_seconds())}s while trying to connect "
                     f"to ({host}, {port}).") from None
             continue
-        store.set_timeout(timeout)
+        store.set_timeout(_CALL_TIMEOUT)
         return store
 
 
@@ -235,10 +241,11 @@ class StaticRendezvous(_StoreRendezvous):
     def next_rendezvous(self, local_world_size):
         if self.store is None and self.node_rank == 0:
             self.store = TCPStore(self.master_addr, self.master_port, self.nnodes,
-                                  True, self.timeout, wait_for_workers=False,
+                                  True, _CALL_TIMEOUT, wait_for_workers=False,
                                   multi_tenant=True)
         elif self.store is None:
-            self.store = _connect(self.master_addr, self.master_port, self.timeout)
+            self.store = _connect_client(self.master_addr, self.master_port,
+                                        self.timeout)
         self.round += 1
         self.store.add(f"rdzv/{self.round}/joined", 1)
         lws = self._exchange(self.node_rank, self.nnodes, local_world_size)
@@ -262,13 +269,13 @@ class C10dRendezvous(_StoreRendezvous):
         server = None
         if self.port == 0 or _is_local_host(self.host):
             try:
-                server = TCPStore(self.host, self.port, None, True, self.timeout,
+                server = TCPStore(self.host, self.port, None, True, _CALL_TIMEOUT,
                                   wait_for_workers=False)
             except (RuntimeError, OSError):
                 server = None          # another launcher here hosts it
         if server is not None:
             self.port = server.port
-        store = server or _connect(self.host, self.port, self.timeout)
+        store = server or _connect_client(self.host, self.port, self.timeout)
         self._server = server
         self.store = PrefixStore(f"torch.rendezvous.{self.run_id}", store)
 
