@@ -843,6 +843,10 @@ def test_python_api_function_entrypoint(batch):
     recorded (the summary shows its traceback)."""
     p = batch["api_function"].finish(check=1)
     assert p.stdout == "{0: (0, 'hi'), 1: (1, 'hi')}\n"
+    # no run_id: a random one, as torch's (a fixed one would join two such
+    # jobs on one c10d endpoint), kept in the config for its next launch
+    assert len(re.findall(r"^config has no run_id, generated a random run_id: "
+                          r"\d{20,}$", p.stderr, re.M)) == 1
     s = summary(p.stderr)
     assert (s["name"], s["rank"]) == ("work", "1")
     assert s["traceback"].endswith('RuntimeError("fn failed")\n  RuntimeError: fn failed\n  ')

@@ -15,6 +15,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Union
 
@@ -272,7 +273,9 @@ def launch_agent(config, entrypoint, args):
     """Run the agent; return {local_rank: return value} or raise
     ChildFailedError naming the failed workers by global rank."""
     if not config.run_id:
-        config.run_id = "none"
+        # as torch's: two jobs on one c10d endpoint must not share a run id
+        config.run_id = str(uuid.uuid4().int)
+        log.warning(f"config has no run_id, generated a random run_id: {config.run_id}")
     log.info(f"Starting elastic_operator with launch configs:\n"
              f"  entrypoint       : {_get_entrypoint_name(entrypoint, args)}\n"
              f"  min_nodes        : {config.min_nodes}\n"
