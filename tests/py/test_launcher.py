@@ -266,7 +266,7 @@ class Run:
     def send_signal(self, sig):
         self.proc.send_signal(sig)
 
-    def _kill_session(self):
+    def kill_session(self):
         try:
             os.killpg(self.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -278,12 +278,12 @@ class Run:
         try:
             self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
-            self._kill_session()
+            self.kill_session()
             self.proc.wait()
         for t in self._readers:
             t.join(10)
         if any(t.is_alive() for t in self._readers):
-            self._kill_session()         # a process left holding the pipes
+            self.kill_session()         # a process left holding the pipes
             for t in self._readers:
                 t.join()
         self.returncode = self.proc.returncode
@@ -666,7 +666,7 @@ def batch(scripts):
     for r in runs.values():
         for run in (r if isinstance(r, list) else [r] if isinstance(r, Run) else []):
             if run.proc.poll() is None:
-                run._kill_session()
+                run.kill_session()
             run.finish(timeout=10)
     if not isinstance(hosts, str):
         _drop_two_hosts(hosts)

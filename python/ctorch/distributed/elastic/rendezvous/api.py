@@ -136,14 +136,14 @@ def _poll(ready, deadline):
     return True
 
 
-def _connect_client(host, port, timeout, **kwargs):
+def _connect_client(host, port, timeout):
     """A client TCPStore for host:port, retried until the server is up or
     `timeout` (a timedelta) has passed; each attempt is short (see the
     module note).  Returns the store, with _CALL_TIMEOUT as its timeout."""
     deadline = time.monotonic() + timeout.total_seconds()
     while True:
         try:
-            store = TCPStore(host, port, None, False, _CONNECT_SLICE, **kwargs)
+            store = TCPStore(host, port, None, False, _CONNECT_SLICE)
         except TimeoutError:
             if time.monotonic() >= deadline:
                 raise TimeoutError(
