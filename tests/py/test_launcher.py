@@ -29,6 +29,8 @@ import time
 
 import pytest
 
+import helpers
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PY_DIR = os.path.join(ROOT, "python")
 RUN = os.path.join(ROOT, "bin", "ctorchrun")
@@ -506,38 +508,6 @@ def test_sigkill_after_grace_period(tmp_path):
 # ---------------------------------------------------------------- the batch
 
 
-def _make_two_hosts():
-    """Network namespaces a (10.233.x.1) and b (10.233.x.2) joined by a veth
-    pair (as tests/py/test_dist_store.py's, with loopback up: local workers
-    reach their own node's address).  Returns (a, b, a's address), or why
-    they cannot be made."""
-    if os.geteuid() != 0 or shutil.which("ip") is None:
-        return "needs root and iproute2"
-    tag = "%d" % (os.getpid() % 100000)
-    a, b = "ctlna" + tag, "ctlnb" + tag
-    va, vb = "ctlva" + tag, "ctlvb" + tag
-    net = "10.233.%d" % (os.getpid() % 250 + 1)
-    cmds = [["ip", "netns", "add", a], ["ip", "netns", "add", b],
-            ["ip", "link", "add", va, "type", "veth", "peer", "name", vb],
-            ["ip", "link", "set", va, "netns", a], ["ip", "link", "set", vb, "netns", b],
-            ["ip", "-n", a, "addr", "add", net + ".1/24", "dev", va],
-            ["ip", "-n", b, "addr", "add", net + ".2/24", "dev", vb],
-            ["ip", "-n", a, "link", "set", va, "up"],
-            ["ip", "-n", b, "link", "set", vb, "up"],
-            ["ip", "-n", a, "link", "set", "lo", "up"],
-            ["ip", "-n", b, "link", "set", "lo", "up"]]
-    for c in cmds:
-        if subprocess.run(c, capture_output=True).returncode != 0:
-            _drop_two_hosts((a, b))
-            return "cannot make network namespaces here"
-    return a, b, net + ".1"
-
-
-def _drop_two_hosts(hosts):
-    for ns in hosts[:2]:
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-
-
 def _start_batch(d, hosts):
     """Every run the batch tests read, by name (a Run, or a list of Runs
     for the nodes of one job), the slowest first.  Runs that a test must
@@ -659,7 +629,13 @@ def batch(scripts):
     """The runs of _start_batch, started at the first test that asks; the
     ones left running at the end are killed.  Namespace runs are there
     only where namespaces can be made (else batch["two_hosts"] says why)."""
-    hosts = _make_two_hosts()
+    # helpers.two_hosts (loopback up: local workers reach their own node's
+    # address), or the reason it skips
+    made = helpers.two_hosts("ln")
+    try:
+        hosts = next(made)[:3]
+    except pytest.skip.Exception as e:
+        hosts = str(e)
     runs = _start_batch(scripts, hosts)
     runs["two_hosts"] = hosts
     yield runs
@@ -668,8 +644,7 @@ def batch(scripts):
             if run.proc.poll() is None:
                 run.kill_session()
             run.finish(timeout=10)
-    if not isinstance(hosts, str):
-        _drop_two_hosts(hosts)
+    made.close()                        # removes the namespaces
 
 
 # ---------------------------------------------------------------- environment
@@ -1070,7 +1045,7 @@ def test_two_nodes_failure_stops_the_other(batch):
 
 @pytest.mark.parametrize("backend", ["static", "c10d"])
 def test_two_nodes_network_namespaces(batch, backend):
-    """Two nodes in two network namespaces (see _make_two_hosts): node b
+    """Two nodes in two network namespaces (helpers.two_hosts): node b
     starts as early as node a and waits for a's store."""
     if isinstance(batch["two_hosts"], str):
         pytest.skip(batch["two_hosts"])
