@@ -73,3 +73,69 @@ def two_hosts(tag, loopback=True):
     finally:
         for ns in (a, b):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def free_port():
+    """A TCP port nothing listens on now (bound to port 0, then let go)."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# what a rank must not inherit from the test's own environment
+_RANK_ENV_DROP = ("PYTHONUNBUFFERED", "RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR",
+                  "MASTER_PORT", "TORCHELASTIC_RUN_ID", "CTORCH_TORCH_NAMES")
+
+
+def run_ranks(code, world_size, impl="ctorch", ranks=None, timeout=60, env=None,
+              tmp_prefix="ctorch_ranks_"):
+    """Run `code` in one process per rank of `ranks` (default: all), under
+    env:// on a free port: `import torch` is ctorch (through bin/ctorchrun)
+    or, with impl="torch", real PyTorch.  `env` adds variables; a value
+    that is a callable gets the rank's scratch directory.  Returns
+    [(returncode, stdout, stderr)] in launch order; ranks that hang past
+    `timeout` are killed and fail the test with their output."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+    import textwrap
+    import time
+    code = textwrap.dedent(code)
+    ranks = list(range(world_size)) if ranks is None else ranks
+    tmp = tempfile.mkdtemp(prefix=tmp_prefix)
+    base = {k: v for k, v in os.environ.items() if k not in _RANK_ENV_DROP}
+    base.update(WORLD_SIZE=str(world_size), MASTER_ADDR="127.0.0.1",
+                MASTER_PORT=str(free_port()))
+    for k, v in (env or {}).items():
+        base[k] = v(tmp) if callable(v) else v
+    if impl == "torch":
+        base.pop("PYTHONPATH", None)
+        cmd = [sys.executable, "-c", code]
+    else:
+        root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+        cmd = [os.path.join(root, "bin", "ctorchrun"), "-c", code]
+    procs = [subprocess.Popen(cmd, env=dict(base, RANK=str(r)), cwd=tmp, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for r in ranks]
+    results = []
+    deadline = time.monotonic() + timeout
+    try:
+        for p in procs:
+            try:
+                out, err = p.communicate(timeout=max(deadline - time.monotonic(), 1))
+            except subprocess.TimeoutExpired:
+                for q in procs:
+                    q.kill()
+                out, err = p.communicate()
+                raise AssertionError("ranks hung; rank output:\n" + out + err)
+            results.append((p.returncode, out, err))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return results

@@ -12,67 +12,19 @@ initial parameters come from the same generator, so the checksums agree
 to print precision).
 """
 import os
-import shutil
-import socket
-import subprocess
-import sys
-import tempfile
-import textwrap
-import time
 
 import pytest
+
+import helpers
 
 import ctorch
 import ctorch.distributed as dist
 import ctorch.nn as nn
 from ctorch.distributed.algorithms import Join, JoinHook, Joinable
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-RUN = os.path.join(ROOT, "bin", "ctorchrun")
-_DROP = ("PYTHONUNBUFFERED", "RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR",
-         "MASTER_PORT", "TORCHELASTIC_RUN_ID", "CTORCH_TORCH_NAMES")
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def run_ranks(code, world_size, impl="ctorch", timeout=90):
-    """Run `code` on `world_size` ranks (env://, a free port); returns
-    [(returncode, stdout, stderr)] by rank."""
-    code = textwrap.dedent(code)
-    env = {k: v for k, v in os.environ.items() if k not in _DROP}
-    env.update(WORLD_SIZE=str(world_size), MASTER_ADDR="127.0.0.1",
-               MASTER_PORT=str(_free_port()), OMP_NUM_THREADS="1")
-    tmp = tempfile.mkdtemp(prefix="ctorch_ddp_")
-    if impl == "torch":
-        env.pop("PYTHONPATH", None)
-        cmd = [sys.executable, "-c", code]
-    else:
-        cmd = [RUN, "-c", code]
-    procs = [subprocess.Popen(cmd, env=dict(env, RANK=str(r)), cwd=tmp,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for r in range(world_size)]
-    results = []
-    deadline = time.monotonic() + timeout
-    try:
-        for p in procs:
-            try:
-                out, err = p.communicate(timeout=max(deadline - time.monotonic(), 1))
-            except subprocess.TimeoutExpired:
-                for q in procs:
-                    q.kill()
-                out, err = p.communicate()
-                raise AssertionError("ranks hung; rank output:\n" + out + err)
-            results.append((p.returncode, out, err))
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-        shutil.rmtree(tmp, ignore_errors=True)
-    return results
+    return helpers.run_ranks(code, world_size, impl, timeout=timeout,
+                             env={"OMP_NUM_THREADS": "1"}, tmp_prefix="ctorch_ddp_")
 
 
 _SCRIPT = r'''

@@ -15,16 +15,15 @@ beside others.
 import datetime
 import os
 import re
-import shutil
 import socket
 import subprocess
-import sys
-import tempfile
 import textwrap
 import time
 import warnings
 
 import pytest
+
+import helpers
 
 import ctorch
 import ctorch.distributed as dist
@@ -39,55 +38,17 @@ T = datetime.timedelta
 
 # ---- running scripts on several ranks --------------------------------------
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-_DROP = ("PYTHONUNBUFFERED", "RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR",
-         "MASTER_PORT", "TORCHELASTIC_RUN_ID", "CTORCH_TORCH_NAMES")
-
-
 def run_ranks(code, world_size, impl="ctorch", ranks=None, timeout=60, env=None):
-    """Run `code` (with `torch` and `dist` imported) in one process per rank
-    of `ranks` (default: all) under env:// on a free port; returns
-    [(returncode, stdout, stderr)] in launch order."""
-    code = textwrap.dedent(code)
-    ranks = list(range(world_size)) if ranks is None else ranks
-    base = {k: v for k, v in os.environ.items() if k not in _DROP}
-    base.update(WORLD_SIZE=str(world_size), MASTER_ADDR="127.0.0.1",
-                MASTER_PORT=str(_free_port()), PORT_B=str(_free_port()),
-                PORT_C=str(_free_port()), PORT_D=str(_free_port()))
-    tmp = tempfile.mkdtemp(prefix="ctorch_dist_")
-    base.update(FILE_A=os.path.join(tmp, "a"), FILE_B=os.path.join(tmp, "b"))
-    base.update(env or {})
-    if impl == "torch":
-        base.pop("PYTHONPATH", None)
-        cmd = [sys.executable, "-c", "import torch\nimport torch.distributed as dist\n"
-               + code]
-    else:
-        cmd = [RUN, "-c", "import torch\nimport torch.distributed as dist\n" + code]
-    procs = []
-    for r in ranks:
-        e = dict(base, RANK=str(r))
-        procs.append(subprocess.Popen(cmd, env=e, cwd=tmp, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True))
-    results = []
-    deadline = time.monotonic() + timeout
-    try:
-        for p in procs:
-            try:
-                out, err = p.communicate(timeout=max(deadline - time.monotonic(), 1))
-            except subprocess.TimeoutExpired:
-                for q in procs:
-                    q.kill()
-                out, err = p.communicate()
-                raise AssertionError("ranks hung; rank output:\n" + out + err)
-            results.append((p.returncode, out, err))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return results
+    """helpers.run_ranks with `torch` and `dist` imported, and spare ports
+    (PORT_B..D) and store files (FILE_A, FILE_B) in the environment."""
+    extra = dict(PORT_B=str(helpers.free_port()), PORT_C=str(helpers.free_port()),
+                 PORT_D=str(helpers.free_port()),
+                 FILE_A=lambda tmp: os.path.join(tmp, "a"),
+                 FILE_B=lambda tmp: os.path.join(tmp, "b"))
+    extra.update(env or {})
+    return helpers.run_ranks("import torch\nimport torch.distributed as dist\n"
+                             + textwrap.dedent(code), world_size, impl, ranks, timeout,
+                             extra, tmp_prefix="ctorch_dist_")
 
 
 def _normalize(text):
@@ -1364,7 +1325,7 @@ def test_import_under_ctorchrun():
             "from torch.distributed import ReduceOp, init_process_group\n"
             "import torch.distributed.distributed_c10d as c10d\n"
             "print(c10d.ReduceOp is ReduceOp, c10d.__name__)\n")
-    env = {k: v for k, v in os.environ.items() if k not in _DROP}
+    env = {k: v for k, v in os.environ.items() if k not in helpers._RANK_ENV_DROP}
     out = subprocess.run([RUN, "-c", code], env=env, capture_output=True, text=True,
                          timeout=60)
     assert out.returncode == 0, out.stderr
