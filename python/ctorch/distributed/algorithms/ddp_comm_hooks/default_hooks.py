@@ -25,11 +25,11 @@ def allreduce_hook(process_group, bucket):
     return _allreduce_fut(process_group, bucket.buffer())
 
 
-def fp16_compress_hook(process_group, bucket):
-    """All-reduce the bucket as float16 (half the bytes on the wire), then
+def _compressed_allreduce(process_group, bucket, dtype):
+    """All-reduce the bucket cast to `dtype` (fewer bytes on the wire), then
     write the result back into the bucket in its own dtype."""
     group = _group(process_group)
-    compressed = bucket.buffer().to(ctorch.float16).div_(group.size())
+    compressed = bucket.buffer().to(dtype).div_(group.size())
     fut = dist.all_reduce(compressed, group=group, async_op=True).get_future()
 
     def decompress(fut):
@@ -38,21 +38,18 @@ def fp16_compress_hook(process_group, bucket):
         return out
 
     return fut.then(decompress)
+
+
+def fp16_compress_hook(process_group, bucket):
+    """All-reduce the bucket as float16 (half the bytes on the wire), then
+    write the result back into the bucket in its own dtype."""
+    return _compressed_allreduce(process_group, bucket, ctorch.float16)
 
 
 def bf16_compress_hook(process_group, bucket):
     """fp16_compress_hook with bfloat16 (DDP accepts it only on CUDA 11+
     with NCCL 2.10+, as PyTorch's does)."""
-    group = _group(process_group)
-    compressed = bucket.buffer().to(ctorch.bfloat16).div_(group.size())
-    fut = dist.all_reduce(compressed, group=group, async_op=True).get_future()
-
-    def decompress(fut):
-        out = bucket.buffer()
-        out.copy_(fut.value()[0])
-        return out
-
-    return fut.then(decompress)
+    return _compressed_allreduce(process_group, bucket, ctorch.bfloat16)
 
 
 def _compress_wrapper(hook, dtype, name):
