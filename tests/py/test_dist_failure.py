@@ -225,7 +225,7 @@ def _op(name, r, world):
 
 def _killed(r, world, path, name, asyn, kill_w, tcp):
     """Ranks 0 and 1 enter `name`; rank 2 sees them start (a store key),
-    waits 0.1 s, and dies (for all_reduce_large, 50 ms into its own part of
+    waits 0.1 s, and dies (for all_reduce_large, 2 ms into its own part of
     the all_reduce: mid-transfer).  tcp: sockets only, no shared memory."""
     if tcp:
         os.environ["CTORCH_GLOO_NO_SHM"] = "1"
@@ -239,8 +239,11 @@ def _killed(r, world, path, name, asyn, kill_w, tcp):
     if r == 2:
         store.wait(["in_op/0", "in_op/1"])
         if big is not None:
+            # 2 ms into its own part: a 64 MB all_reduce of 3 ranks takes
+            # 15 ms or more even here, so the ring is still moving (50 ms
+            # let it finish first now and then)
             dist.all_reduce(big, async_op=True)
-            time.sleep(0.05)
+            time.sleep(0.002)
         else:
             time.sleep(0.1)
         os.write(kill_w, repr(time.monotonic()).encode())
