@@ -139,3 +139,26 @@ def run_ranks(code, world_size, impl="ctorch", ranks=None, timeout=60, env=None,
                 p.wait()
         shutil.rmtree(tmp, ignore_errors=True)
     return results
+
+
+def read_pipes(fds, limit):
+    """Read the pipes `fds` until each is closed or `limit` seconds pass.
+    Returns ({fd: bytes read}, how many were still open)."""
+    import os
+    import selectors
+    import time
+    bufs = {fd: b"" for fd in fds}
+    end = time.monotonic() + limit
+    open_fds = len(fds)
+    with selectors.DefaultSelector() as sel:
+        for fd in fds:
+            sel.register(fd, selectors.EVENT_READ)
+        while open_fds and time.monotonic() < end:
+            for key, _ in sel.select(timeout=max(0.0, end - time.monotonic())):
+                chunk = os.read(key.fd, 1 << 16)
+                if chunk:
+                    bufs[key.fd] += chunk
+                else:
+                    sel.unregister(key.fd)
+                    open_fds -= 1
+    return bufs, open_fds

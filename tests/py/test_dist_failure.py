@@ -31,7 +31,6 @@ import os
 import pickle
 import random
 import re
-import selectors
 import signal
 import subprocess
 import sys
@@ -98,21 +97,9 @@ def spawn(world, fn, *args, ranks=None, limit=60.0, path=None):
         os.close(wfd)
         kids.append((r, pid, rfd))
     os.close(go_r)
-    bufs = {rfd: b"" for _, _, rfd in kids}
-    sel = selectors.DefaultSelector()
-    for _, _, rfd in kids:
-        sel.register(rfd, selectors.EVENT_READ)
-    end = time.monotonic() + limit
     open_fds = len(kids)
     try:
-        while open_fds and time.monotonic() < end:
-            for key, _ in sel.select(timeout=max(0.0, end - time.monotonic())):
-                chunk = os.read(key.fd, 1 << 16)
-                if chunk:
-                    bufs[key.fd] += chunk
-                else:
-                    sel.unregister(key.fd)
-                    open_fds -= 1
+        bufs, open_fds = helpers.read_pipes([rfd for _, _, rfd in kids], limit)
     finally:
         os.close(go_w)
         for _, pid, rfd in kids:
@@ -123,7 +110,6 @@ def spawn(world, fn, *args, ranks=None, limit=60.0, path=None):
                     pass
             os.waitpid(pid, 0)
             os.close(rfd)
-        sel.close()
         if own:
             for p in (path, path + ".lock"):
                 if os.path.exists(p):

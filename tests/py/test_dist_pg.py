@@ -21,7 +21,6 @@ import pickle
 import random
 import json
 import selectors
-import shutil
 import signal
 import subprocess
 import sys
@@ -30,6 +29,8 @@ import time
 import traceback
 
 import pytest
+
+import helpers
 
 import ctorch
 from ctorch import _C
@@ -74,21 +75,9 @@ def run(world, fn, *args, pg_timeout=10.0, limit=60.0, env=None):
             os._exit(0)
         os.close(wfd)
         kids.append((pid, rfd))
-    bufs = {rfd: b"" for _, rfd in kids}
-    sel = selectors.DefaultSelector()
-    for _, rfd in kids:
-        sel.register(rfd, selectors.EVENT_READ)
-    end = time.monotonic() + limit
     open_fds = len(kids)
     try:
-        while open_fds and time.monotonic() < end:
-            for key, _ in sel.select(timeout=max(0.0, end - time.monotonic())):
-                chunk = os.read(key.fd, 1 << 16)
-                if chunk:
-                    bufs[key.fd] += chunk
-                else:
-                    sel.unregister(key.fd)
-                    open_fds -= 1
+        bufs, open_fds = helpers.read_pipes([rfd for _, rfd in kids], limit)
     finally:
         for pid, rfd in kids:
             if open_fds:
@@ -98,7 +87,6 @@ def run(world, fn, *args, pg_timeout=10.0, limit=60.0, env=None):
                     pass
             os.waitpid(pid, 0)
             os.close(rfd)
-        sel.close()
         for p in (path, path + ".lock"):
             if os.path.exists(p):
                 os.unlink(p)
@@ -1211,29 +1199,9 @@ print(json.dumps(out))
 
 @pytest.fixture
 def two_hosts():
-    """Network namespaces a (10.231.x.1) and b (10.231.x.2) joined by a
-    veth pair; skipped where they cannot be made (not root, no iproute2)."""
-    if os.geteuid() != 0 or shutil.which("ip") is None:
-        pytest.skip("needs root and iproute2")
-    tag = "%d" % (os.getpid() % 100000)
-    a, b = "ctpga" + tag, "ctpgb" + tag
-    va, vb = "ctva" + tag, "ctvb" + tag
-    net = "10.231.%d" % (os.getpid() % 250 + 1)
-    cmds = [["ip", "netns", "add", a], ["ip", "netns", "add", b],
-            ["ip", "link", "add", va, "type", "veth", "peer", "name", vb],
-            ["ip", "link", "set", va, "netns", a], ["ip", "link", "set", vb, "netns", b],
-            ["ip", "-n", a, "addr", "add", net + ".1/24", "dev", va],
-            ["ip", "-n", b, "addr", "add", net + ".2/24", "dev", vb],
-            ["ip", "-n", a, "link", "set", va, "up"], ["ip", "-n", b, "link", "set", vb, "up"],
-            ["ip", "-n", a, "link", "set", "lo", "up"], ["ip", "-n", b, "link", "set", "lo", "up"]]
-    try:
-        for c in cmds:
-            if subprocess.run(c, capture_output=True).returncode != 0:
-                pytest.skip("cannot make network namespaces here")
+    """Two hosts (helpers.two_hosts): (namespace a, namespace b)."""
+    for a, b, _, _ in helpers.two_hosts("pg"):
         yield a, b
-    finally:
-        for ns in (a, b):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
 def test_tcp_between_network_namespaces(two_hosts, tmp_path):
