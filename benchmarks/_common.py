@@ -48,3 +48,25 @@ def print_table(table):
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
         if i == 0:
             print("  ".join("-" * w for w in widths))
+
+
+def worker_entry(worker):
+    """The `--worker LIB RANK WORLD PATH` entry of the multi-process
+    benchmarks: run worker(lib, rank, world, path) in this fresh
+    interpreter (ctorch from the checkout), rank 0 printing its result as
+    JSON, and leave at once (no interpreter teardown).  Returns without
+    doing anything when the process is the driver."""
+    import json
+    import os
+    if "--worker" not in sys.argv:
+        return
+    i = sys.argv.index("--worker")
+    lib, rank, world, path = sys.argv[i + 1:i + 5]
+    if lib == "ctorch":
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                        "python"))
+    res = worker(lib, int(rank), int(world), path)
+    if int(rank) == 0:
+        print(json.dumps(res))
+    sys.stdout.flush()
+    os._exit(0)

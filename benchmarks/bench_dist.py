@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 
-from _common import QUICK, load_libs, print_table
+from _common import QUICK, load_libs, print_table, worker_entry
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROUNDS = 2 if QUICK else 3
@@ -275,14 +275,5 @@ def main():
 
 
 if __name__ == "__main__":
-    if "--worker" in sys.argv:
-        i = sys.argv.index("--worker")
-        lib, rank, world, path = sys.argv[i + 1:i + 5]
-        if lib == "ctorch":
-            sys.path.insert(0, os.path.join(HERE, "..", "python"))
-        res = worker(lib, int(rank), int(world), path)
-        if int(rank) == 0:
-            print(json.dumps(res))
-        sys.stdout.flush()
-        os._exit(0)
+    worker_entry(worker)
     main()
