@@ -160,10 +160,6 @@ def _forward_unimplemented(self, *input):
         f"Module [{type(self).__name__}] is missing the required \"forward\" function")
 
 
-def _no_cuda(*args, **kwargs):
-    raise AssertionError("Torch not compiled with CUDA enabled")
-
-
 class Module:
     """Base class for all neural network modules.
 
@@ -350,7 +346,7 @@ class Module:
         return self
 
     def cuda(self, device=None):
-        return self._apply(lambda t: getattr(t, "cuda", _no_cuda)(device))
+        return self._apply(lambda t: t.cuda(device))
 
     def ipu(self, device=None):
         return self._apply(lambda t: t.ipu(device))
@@ -391,7 +387,7 @@ class Module:
 
         def convert(t):
             if device is not None and getattr(device, "type", "cpu") != "cpu":
-                return getattr(t, "cuda", _no_cuda)(device)
+                return t.cuda(device)
             if dtype is not None and t.is_floating_point():
                 return t.to(dtype)
             return t
