@@ -12,17 +12,28 @@ LDLIBS = -lopenblas -lm -lpthread
 
 LIB_SRCS = $(wildcard c10/*.c) $(wildcard aten/*.c) $(wildcard aten/cpu/*.c) \
            $(wildcard csrc/autograd/*.c) $(wildcard csrc/distributed/*.c)
+# The "mpi" backend when OpenMPI's compiler wrapper is there (the test
+# target installs it first, then builds in a sub-make that finds it).
+MPICC ?= mpicc
+MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null)
+MPI_LIBS := $(shell $(MPICC) --showme:link 2>/dev/null)
+ifneq ($(MPI_LIBS),)
+LIB_SRCS += $(wildcard csrc/distributed/mpi/*.c)
+LDLIBS += $(MPI_LIBS)
+endif
 LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB = $(BUILD)/libctorch.so
 HEADERS = $(wildcard include/ctorch/*.h) $(wildcard c10/*.h) $(wildcard aten/*.h) \
           $(wildcard aten/cpu/*.h) $(wildcard csrc/autograd/*.h) \
-          $(wildcard csrc/distributed/*.h)
+          $(wildcard csrc/distributed/*.h) $(wildcard csrc/distributed/mpi/*.h)
 
 .PHONY: all lib ext demo test test-c test-py test-asan bench clean deps
 
 all: ext
 
 lib: $(LIB)
+
+$(BUILD)/csrc/distributed/mpi/%.o: CT_CFLAGS += $(MPI_CFLAGS)
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)

@@ -60,6 +60,12 @@ inherited(const ct_pg *pg)
 
 /* --- completion and callbacks ------------------------------------------------ */
 
+const char *
+pg_name(const ct_pg *pg)
+{
+    return pg->be != NULL ? pg->be->name : "ProcessGroupGloo";
+}
+
 void
 pg_work_complete(ct_pg *pg, ct_work *w, const ct_error_state *err)
 {
@@ -96,8 +102,8 @@ pg_work_complete(ct_pg *pg, ct_work *w, const ct_error_state *err)
     ct_work_decref(w); /* the reference the queue held */
 }
 
-static void
-run_callbacks(ct_pg *pg)
+void
+pg_run_callbacks(ct_pg *pg)
 {
     for (;;) {
         pthread_mutex_lock(&pg->inbox_lock);
@@ -156,7 +162,7 @@ release_drive(ct_pg *pg)
         atomic_store(&pg->pending_hint, 1);
         pg_kick(pg);
     }
-    run_callbacks(pg);
+    pg_run_callbacks(pg);
 }
 
 /* --- the drive loop ---------------------------------------------------------- */
@@ -295,7 +301,7 @@ progress_main(void *arg)
         atomic_store(&pg->pending_hint, 0);
         drive(pg, NULL);
         pthread_mutex_unlock(&pg->drive);
-        run_callbacks(pg);
+        pg_run_callbacks(pg);
         if (atomic_load(&pg->closing)) {
             return NULL;
         }
@@ -310,20 +316,26 @@ pg_submit(ct_pg *pg, ct_work *w)
     if (inherited(pg)) {
         ct_error(
             CT_ERR_RUNTIME,
-            "ProcessGroupGloo::%s: the process group belongs to the parent process "
+            "%s::%s: the process group belongs to the parent process "
             "(a forked child cannot use it)",
-            pg_op_names[w->kind]);
+            pg_name(pg), pg_op_names[w->kind]);
         ct_work_decref(w);
         return NULL;
     }
     if (atomic_load(&pg->closing)) {
-        ct_error(CT_ERR_RUNTIME,
-                 "ProcessGroupGloo::%s: the process group was shut down",
+        ct_error(CT_ERR_RUNTIME, "%s::%s: the process group was shut down", pg_name(pg),
                  pg_op_names[w->kind]);
         ct_work_decref(w);
         return NULL;
     }
     ct_work_incref(w); /* the queue's reference */
+    if (pg->be != NULL) {
+        if (pg->be->submit(pg, w) < 0) {
+            ct_work_decref(w);
+            return NULL;
+        }
+        return w;
+    }
     pthread_mutex_lock(&pg->inbox_lock);
     if (is_collective(w)) {
         w->seq = ++pg->seq_issued;
@@ -355,11 +367,13 @@ ct_work_wait(ct_work *w, int64_t timeout_ms)
 {
     ct_pg *pg = w->pg;
     if (atomic_load(&w->state) == PG_W_PENDING && inherited(pg)) {
-        return ct_error(CT_ERR_RUNTIME,
-                        "ProcessGroupGloo::%s: the work belongs to the parent process",
-                        pg_op_names[w->kind]);
+        return ct_error(CT_ERR_RUNTIME, "%s::%s: the work belongs to the parent process",
+                        pg_name(pg), pg_op_names[w->kind]);
     }
-    if (atomic_load(&w->state) == PG_W_PENDING && timeout_ms < 0 &&
+    if (pg->be != NULL && atomic_load(&w->state) == PG_W_PENDING) {
+        pg->be->wait(w, timeout_ms);
+    }
+    else if (atomic_load(&w->state) == PG_W_PENDING && timeout_ms < 0 &&
         pthread_mutex_trylock(&pg->drive) == 0) {
         drive(pg, w);
         release_drive(pg);
@@ -392,7 +406,7 @@ ct_work_wait(ct_work *w, int64_t timeout_ms)
             ct_error_restore(w->err);
             return -1;
         }
-        return ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo::%s failed",
+        return ct_error(CT_ERR_RUNTIME, "%s::%s failed", pg_name(pg),
                         pg_op_names[w->kind]);
     }
     return 0;
@@ -413,6 +427,25 @@ online_cpus(void)
 /* --- the group ------------------------------------------------------------------ */
 
 ct_pg *
+pg_new_bare(int rank, int size, int64_t timeout_ms)
+{
+    ct_pg *pg = calloc(1, sizeof *pg);
+    if (pg == NULL) {
+        return NULL;
+    }
+    atomic_init(&pg->refcnt, 1);
+    pthread_once(&fork_once, register_fork_handler);
+    pg->fork_gen = pg_fork_generation();
+    pg->rank = rank;
+    pg->size = size;
+    pg->timeout_ms = timeout_ms;
+    pg->efd = -1;
+    pthread_mutex_init(&pg->drive, NULL);
+    pthread_mutex_init(&pg->inbox_lock, NULL);
+    return pg;
+}
+
+ct_pg *
 ct_pg_gloo_new(ct_store *store, int rank, int size, int64_t timeout_ms)
 {
     if (size < 1) {
@@ -429,28 +462,20 @@ ct_pg_gloo_new(ct_store *store, int rank, int size, int64_t timeout_ms)
         ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo: a store is required");
         return NULL;
     }
-    ct_pg *pg = calloc(1, sizeof *pg);
+    ct_pg *pg = pg_new_bare(rank, size, timeout_ms);
     pg_link *links = calloc((size_t)size, sizeof *links);
     if (pg == NULL || links == NULL) {
-        free(pg);
+        ct_pg_decref(pg);
         free(links);
         ct_error(CT_ERR_NOMEM, "ProcessGroupGloo: out of memory");
         return NULL;
     }
-    atomic_init(&pg->refcnt, 1);
-    pthread_once(&fork_once, register_fork_handler);
-    pg->fork_gen = pg_fork_generation();
-    pg->rank = rank;
-    pg->size = size;
-    pg->timeout_ms = timeout_ms;
     pg->links = links;
     for (int q = 0; q < size; q++) {
         links[q].peer = q;
         links[q].fd = -1;
         links[q].seg_fd = -1;
     }
-    pthread_mutex_init(&pg->drive, NULL);
-    pthread_mutex_init(&pg->inbox_lock, NULL);
     pg->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (pg->efd < 0) {
         ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo: eventfd: %s", strerror(errno));
@@ -487,6 +512,9 @@ release_resources(ct_pg *pg)
         return;
     }
     pg->closed = true;
+    if (pg->links == NULL) {
+        return; /* failed before it had any */
+    }
     pg_engine_free(pg);
     pg_flat_close(pg->flat);
     pg->flat = NULL;
@@ -511,7 +539,7 @@ abandon_inherited(ct_pg *pg)
     pg->thread_started = false;
     pg_flat_close(pg->flat);
     pg->flat = NULL;
-    for (int q = 0; q < pg->size; q++) {
+    for (int q = 0; pg->links != NULL && q < pg->size; q++) {
         if (q != pg->rank) {
             pg_shm_close(&pg->links[q]);
             if (pg->links[q].fd >= 0) {
@@ -529,6 +557,13 @@ ct_pg_shutdown(ct_pg *pg)
         abandon_inherited(pg);
         return 0;
     }
+    if (pg->be != NULL) {
+        if (!atomic_exchange(&pg->closing, 1)) {
+            pg->be->shutdown(pg);
+        }
+        pg_run_callbacks(pg);
+        return 0;
+    }
     atomic_store(&pg->closing, 1);
     kick_now(pg);
     atomic_fetch_add(&pg->kick_word, 1);
@@ -543,7 +578,7 @@ ct_pg_shutdown(ct_pg *pg)
         pthread_join(pg->thread, NULL);
         pg->thread_started = false;
     }
-    run_callbacks(pg);
+    pg_run_callbacks(pg);
     return 0;
 }
 
@@ -559,6 +594,9 @@ ct_pg_decref(ct_pg *pg)
     }
     if (inherited(pg)) {
         return; /* its locks may be held by threads not in this process */
+    }
+    if (pg->be != NULL) {
+        pg->be->free(pg);
     }
     pthread_mutex_destroy(&pg->drive);
     pthread_mutex_destroy(&pg->inbox_lock);

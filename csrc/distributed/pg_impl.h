@@ -254,7 +254,24 @@ typedef struct pg_link {
 
 /* --- the group ------------------------------------------------------------ */
 
+/* A backend other than gloo ("mpi", csrc/distributed/mpi/): it takes the
+ * checked works from pg_ops.c instead of the engine below, whose fields
+ * then stay unused (pg->be == NULL: gloo). */
+typedef struct pg_backend {
+    const char *name;           /* "ProcessGroupMPI": prefixes its messages */
+    /* Start w or queue it; owns the queue's reference.  -1 with the error
+     * set when the backend cannot run it (the reference is dropped). */
+    int (*submit)(ct_pg *pg, ct_work *w);
+    /* Help w along until it completes or timeout_ms passes (<0: none). */
+    void (*wait)(ct_work *w, int64_t timeout_ms);
+    /* Fail what is pending; later operations raise. */
+    void (*shutdown)(ct_pg *pg);
+    void (*free)(ct_pg *pg);
+} pg_backend;
+
 struct ct_pg {
+    const pg_backend *be;       /* NULL: gloo */
+    void *be_data;              /* the backend's own state (owned by it) */
     atomic_long refcnt;
     unsigned fork_gen;          /* pg_fork_generation() when made */
     int rank, size;
@@ -329,6 +346,7 @@ struct ct_work {
     pg_rxe *rxe;
     uint8_t *p2p_meta;
     ct_tensor *p2p_buf;         /* contiguous staging for the p2p tensor */
+    void *be_op;                /* a backend's state while in flight (its own) */
     /* results: borrowed views of in/out */
     ct_tensor **result;
     int nresult;
@@ -363,6 +381,9 @@ typedef void (*pg_reduce_fn)(void *dst, const void *src, size_t n);
 pg_reduce_fn pg_reduce_fn_for(ct_dtype d, ct_redop op);
 /* 0, or -1 with PyTorch's error for an op the dtype does not allow. */
 int pg_reduce_check(ct_dtype d, ct_redop op);
+/* The same, for the backend named `be` ("Gloo", "MPI"): MPI takes AVG on
+ * floating dtypes (a sum, then a division). */
+int pg_reduce_check_for(const char *be, ct_dtype d, ct_redop op);
 const char *pg_reduce_name(ct_redop op);
 
 /* transport_shm.c */
@@ -442,6 +463,12 @@ void pg_prune_aborted(pg_link *l, int64_t below);
 void pg_engine_free(ct_pg *pg);
 
 /* pg_gloo.c */
+/* A group with nothing connected yet (NULL: out of memory); efd -1. */
+ct_pg *pg_new_bare(int rank, int size, int64_t timeout_ms);
+/* "ProcessGroupGloo", or the backend's name, for messages. */
+const char *pg_name(const ct_pg *pg);
+/* Run the callbacks of the works completed meanwhile (not under a lock). */
+void pg_run_callbacks(ct_pg *pg);
 /* Complete w (err NULL: success), wake its waiters, queue its callbacks
  * and drop the reference the queue held. */
 void pg_work_complete(ct_pg *pg, ct_work *w, const ct_error_state *err);

@@ -1,5 +1,6 @@
 /* csrc/distributed/pg_ops.c -- the operations' entry points: argument
- * checks with ProcessGroupGloo's wording, then a work for the driver.
+ * checks with ProcessGroupGloo's wording (ProcessGroupMPI's messages carry
+ * that name instead), then a work for the driver or the backend.
  *
  * Everything that can be checked on one rank is checked here, at once, on
  * the caller's thread (torch raises these from the call too); what needs
@@ -27,14 +28,14 @@ static const char *const cpp_names[CT_DTYPE_COUNT] = {
 };
 
 static int
-fail(pg_op_kind op, const char *fmt, ...)
+fail(const ct_pg *pg, pg_op_kind op, const char *fmt, ...)
 {
     char msg[900];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo::%s: %s", pg_op_names[op], msg);
+    return ct_error(CT_ERR_RUNTIME, "%s::%s: %s", pg_name(pg), pg_op_names[op], msg);
 }
 
 static void
@@ -75,15 +76,16 @@ same_sizes(const ct_tensor *a, const ct_tensor *b)
 }
 
 static int
-check_cpu(pg_op_kind op, ct_tensor *const *t, int n)
+check_cpu(const ct_pg *pg, pg_op_kind op, ct_tensor *const *t, int n)
 {
     for (int i = 0; i < n; i++) {
         if (t[i] == NULL) {
-            return fail(op, "expected a tensor at index %d", i);
+            return fail(pg, op, "expected a tensor at index %d", i);
         }
         ct_device d = ct_tensor_device(t[i]);
         if (d.type != CT_DEVICE_CPU) {
-            return fail(op, "unsupported device type %s", ct_device_type_name(d.type));
+            return fail(pg, op, "unsupported device type %s",
+                        ct_device_type_name(d.type));
         }
         if (ct_dtype_table[t[i]->dtype].is_quantized) {
             return ct_error(CT_ERR_RUNTIME, "Invalid scalar type");
@@ -96,21 +98,22 @@ check_cpu(pg_op_kind op, ct_tensor *const *t, int n)
  * index in the message (torch compares tensors[1:] with tensors[0] and
  * counts from the slice). */
 static int
-check_match(pg_op_kind op, const ct_tensor *like, ct_tensor *const *t, int n, int base)
+check_match(const ct_pg *pg, pg_op_kind op, const ct_tensor *like, ct_tensor *const *t,
+            int n, int base)
 {
     for (int i = 0; i < n; i++) {
         if (t[i]->dtype != like->dtype) {
             char a[256], b[256];
             options_str(like->dtype, a, sizeof a);
             options_str(t[i]->dtype, b, sizeof b);
-            return fail(op, "invalid tensor type at index %d (expected %s, got %s)",
+            return fail(pg, op, "invalid tensor type at index %d (expected %s, got %s)",
                         i + base, a, b);
         }
         if (!same_sizes(t[i], like)) {
             char a[256], b[256];
             sizes_str(like, a, sizeof a);
             sizes_str(t[i], b, sizeof b);
-            return fail(op, "invalid tensor size at index %d (expected %s, got %s)",
+            return fail(pg, op, "invalid tensor size at index %d (expected %s, got %s)",
                         i + base, a, b);
         }
     }
@@ -118,10 +121,16 @@ check_match(pg_op_kind op, const ct_tensor *like, ct_tensor *const *t, int n, in
 }
 
 static int
+reduce_check(const ct_pg *pg, ct_dtype d, ct_redop op)
+{
+    return pg_reduce_check_for(pg->be != NULL ? "MPI" : "Gloo", d, op);
+}
+
+static int
 check_root(pg_op_kind op, const ct_pg *pg, int root)
 {
     if (root < 0 || root >= pg->size) {
-        return fail(op, "invalid root rank: %d", root);
+        return fail(pg, op, "invalid root rank: %d", root);
     }
     return 0;
 }
@@ -174,10 +183,10 @@ ct_pg_broadcast(ct_pg *pg, ct_tensor *const *t, int n, int root, unsigned flags)
         return NULL;
     }
     if (n < 1) {
-        fail(op, "invalid root tensor: 0");
+        fail(pg, op, "invalid root tensor: 0");
         return NULL;
     }
-    if (check_cpu(op, t, n) < 0 || check_match(op, t[0], t + 1, n - 1, 0) < 0) {
+    if (check_cpu(pg, op, t, n) < 0 || check_match(pg, op, t[0], t + 1, n - 1, 0) < 0) {
         return NULL;
     }
     ct_work *w = make(pg, op, flags, t, n, NULL, 0);
@@ -195,11 +204,11 @@ ct_pg_allreduce(ct_pg *pg, ct_tensor *const *t, int n, ct_redop rop, unsigned fl
 {
     const pg_op_kind op = PG_OP_ALLREDUCE;
     if (n < 1) {
-        fail(op, "requires non-empty tensor list");
+        fail(pg, op, "requires non-empty tensor list");
         return NULL;
     }
-    if (check_cpu(op, t, n) < 0 || check_match(op, t[0], t + 1, n - 1, 0) < 0 ||
-        pg_reduce_check(t[0]->dtype, rop) < 0) {
+    if (check_cpu(pg, op, t, n) < 0 || check_match(pg, op, t[0], t + 1, n - 1, 0) < 0 ||
+        reduce_check(pg, t[0]->dtype, rop) < 0) {
         return NULL;
     }
     ct_work *w = make(pg, op, flags, t, n, NULL, 0);
@@ -221,14 +230,14 @@ ct_pg_reduce(ct_pg *pg, ct_tensor *const *t, int n, int root, ct_redop rop,
         return NULL;
     }
     if (n < 1) {
-        fail(op, "invalid root tensor: 0");
+        fail(pg, op, "invalid root tensor: 0");
         return NULL;
     }
     if (n != 1) {
-        fail(op, "requires a single-element tensor list");
+        fail(pg, op, "requires a single-element tensor list");
         return NULL;
     }
-    if (check_cpu(op, t, n) < 0 || pg_reduce_check(t[0]->dtype, rop) < 0) {
+    if (check_cpu(pg, op, t, n) < 0 || reduce_check(pg, t[0]->dtype, rop) < 0) {
         return NULL;
     }
     ct_work *w = make(pg, op, flags, t, n, NULL, 0);
@@ -248,27 +257,27 @@ ct_pg_allgather(ct_pg *pg, const ct_pg_tensors *outputs, int nout, ct_tensor *co
 {
     const pg_op_kind op = PG_OP_ALLGATHER;
     if (nin < 1) {
-        fail(op, "requires non-empty input tensor list");
+        fail(pg, op, "requires non-empty input tensor list");
         return NULL;
     }
     if (nin != nout) {
-        fail(op, "requires input/output tensor lists to have the same length");
+        fail(pg, op, "requires input/output tensor lists to have the same length");
         return NULL;
     }
     for (int i = 0; i < nout; i++) {
         if (outputs[i].n != nin * pg->size) {
-            fail(op,
+            fail(pg, op,
                  "invalid output tensor list at index %d (expected length %d, got %d)",
                  i, nin * pg->size, outputs[i].n);
             return NULL;
         }
     }
-    if (check_cpu(op, in, nin) < 0 || check_match(op, in[0], in, nin, 0) < 0) {
+    if (check_cpu(pg, op, in, nin) < 0 || check_match(pg, op, in[0], in, nin, 0) < 0) {
         return NULL;
     }
     for (int i = 0; i < nout; i++) {
-        if (check_cpu(op, outputs[i].t, outputs[i].n) < 0 ||
-            check_match(op, in[0], outputs[i].t, outputs[i].n, 0) < 0) {
+        if (check_cpu(pg, op, outputs[i].t, outputs[i].n) < 0 ||
+            check_match(pg, op, in[0], outputs[i].t, outputs[i].n, 0) < 0) {
             return NULL;
         }
     }
@@ -292,15 +301,15 @@ ct_pg_allgather_base(ct_pg *pg, ct_tensor *out, ct_tensor *in, unsigned flags)
 {
     const pg_op_kind op = PG_OP_ALLGATHER_BASE;
     ct_tensor *both[2] = {out, in};
-    if (check_cpu(op, both, 2) < 0) {
+    if (check_cpu(pg, op, both, 2) < 0) {
         return NULL;
     }
     if (in->dtype != out->dtype) {
-        fail(op, "output tensor must have the same type as input tensor");
+        fail(pg, op, "output tensor must have the same type as input tensor");
         return NULL;
     }
     if (out->numel != in->numel * pg->size) {
-        fail(op,
+        fail(pg, op,
              "output tensor size must be equal to world_size times input tensor size");
         return NULL;
     }
@@ -324,23 +333,23 @@ root_list(const ct_pg *pg, pg_op_kind op, const ct_pg_tensors *lists, int n, int
     *flat = NULL;
     *nflat = 0;
     if (pg->rank != root) {
-        return n != 0 ? fail(op, "requires empty %s on non-root", dir) : 0;
+        return n != 0 ? fail(pg, op, "requires empty %s on non-root", dir) : 0;
     }
     if (n != 1) {
         /* sic: only gather's message ends with a full stop */
-        return fail(op,
+        return fail(pg, op,
                     "requires a single-element %s list containing a list with %d "
                     "tensors%s",
                     dir, pg->size, gather ? "." : "");
     }
     if (lists[0].n != pg->size) {
-        return fail(op,
+        return fail(pg, op,
                     "Incorrect %s list size %d. %s list size should be %d, same as "
                     "size of the process group.",
                     dir, lists[0].n, gather ? "Output" : "Input", pg->size);
     }
-    if (check_cpu(op, lists[0].t, pg->size) < 0 ||
-        check_match(op, like, lists[0].t, pg->size, 0) < 0) {
+    if (check_cpu(pg, op, lists[0].t, pg->size) < 0 ||
+        check_match(pg, op, like, lists[0].t, pg->size, 0) < 0) {
         return -1;
     }
     *flat = lists[0].t;
@@ -357,10 +366,10 @@ ct_pg_gather(ct_pg *pg, const ct_pg_tensors *outputs, int nout, ct_tensor *const
         return NULL;
     }
     if (nin != 1) {
-        fail(op, "requires a single-element input tensor list");
+        fail(pg, op, "requires a single-element input tensor list");
         return NULL;
     }
-    if (check_cpu(op, in, 1) < 0) {
+    if (check_cpu(pg, op, in, 1) < 0) {
         return NULL;
     }
     ct_tensor *const *out;
@@ -387,10 +396,10 @@ ct_pg_scatter(ct_pg *pg, ct_tensor *const *out, int nout, const ct_pg_tensors *i
         return NULL;
     }
     if (nout != 1) {
-        fail(op, "requires a single-element output tensor list");
+        fail(pg, op, "requires a single-element output tensor list");
         return NULL;
     }
-    if (check_cpu(op, out, 1) < 0) {
+    if (check_cpu(pg, op, out, 1) < 0) {
         return NULL;
     }
     ct_tensor *const *in;
@@ -414,21 +423,21 @@ ct_pg_reduce_scatter(ct_pg *pg, ct_tensor *const *out, int nout,
 {
     const pg_op_kind op = PG_OP_REDUCE_SCATTER;
     if (nout != 1) {
-        fail(op, "requires a single-element output tensor list");
+        fail(pg, op, "requires a single-element output tensor list");
         return NULL;
     }
     if (nin != 1) {
-        fail(op, "requires input/output tensor lists to have the same length");
+        fail(pg, op, "requires input/output tensor lists to have the same length");
         return NULL;
     }
     if (inputs[0].n != pg->size) {
-        fail(op, "invalid input tensor list at index 0 (expected length %d, got %d)",
+        fail(pg, op, "invalid input tensor list at index 0 (expected length %d, got %d)",
              pg->size, inputs[0].n);
         return NULL;
     }
-    if (check_cpu(op, out, 1) < 0 || check_cpu(op, inputs[0].t, pg->size) < 0 ||
-        check_match(op, out[0], inputs[0].t, pg->size, 0) < 0 ||
-        pg_reduce_check(out[0]->dtype, rop) < 0) {
+    if (check_cpu(pg, op, out, 1) < 0 || check_cpu(pg, op, inputs[0].t, pg->size) < 0 ||
+        check_match(pg, op, out[0], inputs[0].t, pg->size, 0) < 0 ||
+        reduce_check(pg, out[0]->dtype, rop) < 0) {
         return NULL;
     }
     ct_work *w = make(pg, op, flags, inputs[0].t, pg->size, out, 1);
@@ -447,18 +456,18 @@ ct_pg_reduce_scatter_base(ct_pg *pg, ct_tensor *out, ct_tensor *in, ct_redop rop
 {
     const pg_op_kind op = PG_OP_REDUCE_SCATTER_BASE;
     ct_tensor *both[2] = {out, in};
-    if (check_cpu(op, both, 2) < 0) {
+    if (check_cpu(pg, op, both, 2) < 0) {
         return NULL;
     }
     if (in->dtype != out->dtype) {
-        fail(op, "output tensor must have the same type as input tensor");
+        fail(pg, op, "output tensor must have the same type as input tensor");
         return NULL;
     }
     if (in->numel != out->numel * pg->size) {
-        fail(op, "input tensor must be the same size as output size times world size");
+        fail(pg, op, "input tensor must be the same size as output size times world size");
         return NULL;
     }
-    if (pg_reduce_check(out->dtype, rop) < 0) {
+    if (reduce_check(pg, out->dtype, rop) < 0) {
         return NULL;
     }
     ct_work *w = make(pg, op, flags, &in, 1, &out, 1);
@@ -513,11 +522,11 @@ ct_pg_alltoall_base(ct_pg *pg, ct_tensor *out, ct_tensor *in, const int64_t *out
 {
     const pg_op_kind op = PG_OP_ALLTOALL_BASE;
     ct_tensor *both[2] = {out, in};
-    if (check_cpu(op, both, 2) < 0) {
+    if (check_cpu(pg, op, both, 2) < 0) {
         return NULL;
     }
     if (in->dtype != out->dtype) {
-        fail(op, "output tensor must have the same type as input tensor");
+        fail(pg, op, "output tensor must have the same type as input tensor");
         return NULL;
     }
     int64_t *rows = malloc(2 * (size_t)pg->size * sizeof *rows);
@@ -539,7 +548,7 @@ ct_pg_alltoall_base(ct_pg *pg, ct_tensor *out, ct_tensor *in, const int64_t *out
     }
     if (in_row != out_row) {
         free(rows);
-        fail(op,
+        fail(pg, op,
              "input and output tensors must have the same number of elements per row "
              "(%lld and %lld)",
              (long long)in_row, (long long)out_row);
@@ -563,13 +572,13 @@ ct_pg_alltoall(ct_pg *pg, ct_tensor *const *out, int nout, ct_tensor *const *in,
     const pg_op_kind op = PG_OP_ALLTOALL;
     if (nout != pg->size || nin != pg->size) {
         fail(
-            op,
+            pg, op,
             "requires input and output tensor lists of length %d (the group size), got "
             "%d and %d",
             pg->size, nin, nout);
         return NULL;
     }
-    if (check_cpu(op, in, nin) < 0 || check_cpu(op, out, nout) < 0) {
+    if (check_cpu(pg, op, in, nin) < 0 || check_cpu(pg, op, out, nout) < 0) {
         return NULL;
     }
     for (int q = 0; q < pg->size; q++) {
@@ -578,7 +587,7 @@ ct_pg_alltoall(ct_pg *pg, ct_tensor *const *out, int nout, ct_tensor *const *in,
             const ct_tensor *bad = in[q]->dtype != in[0]->dtype ? in[q] : out[q];
             options_str(in[0]->dtype, a, sizeof a);
             options_str(bad->dtype, b, sizeof b);
-            fail(op, "invalid tensor type at index %d (expected %s, got %s)", q, a, b);
+            fail(pg, op, "invalid tensor type at index %d (expected %s, got %s)", q, a, b);
             return NULL;
         }
     }
@@ -606,15 +615,15 @@ p2p(ct_pg *pg, pg_op_kind op, ct_tensor *const *t, int n, int peer, int64_t tag,
 {
     if (n != 1) {
         /* sic: PyTorch's check says "send" for both */
-        ct_error(CT_ERR_RUNTIME, "ProcessGroupGloo::send takes a single tensor");
+        ct_error(CT_ERR_RUNTIME, "%s::send takes a single tensor", pg_name(pg));
         return NULL;
     }
-    if (check_cpu(op, t, 1) < 0) {
+    if (check_cpu(pg, op, t, 1) < 0) {
         return NULL;
     }
     const char *what = op == PG_OP_SEND ? "destination" : "source";
     if (peer == pg->rank) {
-        fail(op,
+        fail(pg, op,
              "Invalid %s rank: %s rank should not be the same as the rank of the "
              "current "
              "process.",
@@ -622,7 +631,8 @@ p2p(ct_pg *pg, pg_op_kind op, ct_tensor *const *t, int n, int peer, int64_t tag,
         return NULL;
     }
     if (peer >= pg->size || (peer < 0 && op == PG_OP_SEND) || peer < -1) {
-        fail(op, "invalid %s rank: %d (the group has %d ranks)", what, peer, pg->size);
+        fail(pg, op, "invalid %s rank: %d (the group has %d ranks)", what, peer,
+             pg->size);
         return NULL;
     }
     ct_work *w = make(pg, op, flags, t, 1, NULL, 0);

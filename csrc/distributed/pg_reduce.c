@@ -13,6 +13,8 @@
 
 #include "c10/convert.h"
 
+#include <string.h>
+
 #if defined(__x86_64__)
 #define CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
@@ -96,21 +98,34 @@ pg_reduce_fn_for(ct_dtype d, ct_redop op)
 }
 
 int
-pg_reduce_check(ct_dtype d, ct_redop op)
+pg_reduce_check_for(const char *be, ct_dtype d, ct_redop op)
 {
     if ((unsigned)op >= CT_REDOP_COUNT) {
         return ct_error(CT_ERR_RUNTIME, "Unhandled ReduceOp");
     }
-    if (op == CT_REDOP_AVG || op == CT_REDOP_PREMUL_SUM) {
-        return ct_error(CT_ERR_RUNTIME, "Cannot use ReduceOp.%s with Gloo",
-                        reduce_names[op]);
-    }
     if (ct_dtype_table[d].is_quantized) {
         return ct_error(CT_ERR_RUNTIME, "Invalid scalar type");
     }
-    if (reduce_table[d][op] == NULL) {
+    /* MPI's AVG is a SUM divided by the group size afterwards */
+    bool avg = op == CT_REDOP_AVG && strcmp(be, "MPI") == 0;
+    if (avg && !ct_dtype_table[d].is_floating) {
+        return ct_error(CT_ERR_RUNTIME,
+                        "Cannot use ReduceOp.AVG with non-floating dtype (MPI averages "
+                        "by dividing the sum)");
+    }
+    if ((op == CT_REDOP_AVG && !avg) || op == CT_REDOP_PREMUL_SUM) {
+        return ct_error(CT_ERR_RUNTIME, "Cannot use ReduceOp.%s with %s",
+                        reduce_names[op], be);
+    }
+    if (reduce_table[d][avg ? CT_REDOP_SUM : op] == NULL) {
         const char *fmt = "Cannot use ReduceOp.%s with non-integral dtype";
         return ct_error(CT_ERR_RUNTIME, fmt, reduce_names[op]);
     }
     return 0;
+}
+
+int
+pg_reduce_check(ct_dtype d, ct_redop op)
+{
+    return pg_reduce_check_for("Gloo", d, op);
 }

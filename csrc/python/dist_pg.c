@@ -1,4 +1,6 @@
-/* csrc/python/dist_pg.c -- _C.ProcessGroupGloo and _C.Work.
+/* csrc/python/dist_pg.c -- _C.ProcessGroup with its two backends,
+ * ProcessGroupGloo and ProcessGroupMPI (only in a build with MPI), and
+ * _C.Work.
  *
  * Thin: parse the lists of tensors, call the C operation (include/ctorch/
  * c10d.h), wrap the ct_work.  Every operation takes a keyword-only
@@ -36,7 +38,9 @@ typedef struct {
     PyObject *weaklist;
 } CtWorkObject;
 
+static PyTypeObject CtPGBase_Type;
 static PyTypeObject CtPG_Type;
+static PyTypeObject CtPGMPI_Type;
 static PyTypeObject CtWork_Type;
 
 /* A new reference to the ct_store behind a _C.Store (or a Python subclass
@@ -282,7 +286,7 @@ static int
 pg_live(PyObject *self)
 {
     if (PG(self) == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo is not initialized");
+        PyErr_Format(PyExc_RuntimeError, "%s is not initialized", Py_TYPE(self)->tp_name);
         return -1;
     }
     return 0;
@@ -386,6 +390,72 @@ pg_name(PyObject *self, PyObject *unused)
 {
     (void)self, (void)unused;
     return PyUnicode_FromString("gloo");
+}
+
+static PyObject *
+pg_mpi_name(PyObject *self, PyObject *unused)
+{
+    (void)self, (void)unused;
+    return PyUnicode_FromString("mpi");
+}
+
+/* ProcessGroupMPI.create(ranks=[], timeout=1800.0): the group of those
+ * MPI world ranks (all when empty), or None on a process outside it. */
+static PyObject *
+pg_mpi_create(PyObject *cls, PyObject *args, PyObject *kwargs)
+{
+    static char *kw[] = {"ranks", "timeout", NULL};
+    PyObject *ranks = NULL, *timeout = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:create", kw, &ranks, &timeout)) {
+        return NULL;
+    }
+    double secs = 1800.0;
+    if (timeout != NULL && timeout != Py_None && seconds_arg(timeout, &secs) < 0) {
+        return NULL;
+    }
+    PyObject *seq = ranks == NULL || ranks == Py_None
+                        ? PyTuple_New(0)
+                        : PySequence_Fast(ranks, "ranks must be a sequence of ints");
+    if (seq == NULL) {
+        return NULL;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    int *r = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof *r);
+    if (r == NULL) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (v == -1 && PyErr_Occurred()) {
+            PyMem_Free(r);
+            Py_DECREF(seq);
+            return NULL;
+        }
+        r[i] = (int)v;
+    }
+    Py_DECREF(seq);
+    bool member = false;
+    ct_pg *pg;
+    Py_BEGIN_ALLOW_THREADS
+    pg = ct_pg_mpi_new(r, (int)n, (int64_t)llround(secs * 1000.0), &member);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(r);
+    if (pg == NULL) {
+        if (!member && !ct_error_occurred()) {
+            Py_RETURN_NONE;
+        }
+        return ctpy_raise();
+    }
+    CtPGObject *o = (CtPGObject *)PyType_GenericAlloc((PyTypeObject *)cls, 0);
+    if (o == NULL) {
+        Py_BEGIN_ALLOW_THREADS
+        ct_pg_decref(pg);
+        Py_END_ALLOW_THREADS
+        return NULL;
+    }
+    o->pg = pg;
+    return (PyObject *)o;
 }
 
 static PyObject *
@@ -817,11 +887,6 @@ pg_recv_anysource(CTPY_FASTCALL_ARGS)
 static PyMethodDef pg_methods[] = {
     {"rank", pg_rank, METH_NOARGS, "This process's rank in the group."},
     {"size", pg_size, METH_NOARGS, "The number of processes in the group."},
-    {"name", pg_name, METH_NOARGS, "The backend's name: 'gloo'."},
-    {"_shm_peers", pg_shm_peers, METH_NOARGS,
-     "How many peers this rank reaches through shared memory."},
-    {"_flat", pg_flat, METH_NOARGS,
-     "Whether the whole group shares one segment for small collectives."},
     {"_shutdown", pg_shutdown, METH_NOARGS,
      "Fail pending work and release every socket, thread and shared segment."},
     CTPY_METH("broadcast", pg_broadcast,
@@ -855,24 +920,64 @@ static PyMethodDef pg_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static PyMethodDef gloo_methods[] = {
+    {"name", pg_name, METH_NOARGS, "The backend's name: 'gloo'."},
+    {"_shm_peers", pg_shm_peers, METH_NOARGS,
+     "How many peers this rank reaches through shared memory."},
+    {"_flat", pg_flat, METH_NOARGS,
+     "Whether the whole group shares one segment for small collectives."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMethodDef mpi_methods[] = {
+    {"name", pg_mpi_name, METH_NOARGS, "The backend's name: 'mpi'."},
+    {"create", (PyCFunction)(void (*)(void))pg_mpi_create,
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "create(ranks=[], timeout=1800.0) -> ProcessGroupMPI or None\n\n"
+     "The group of these MPI world ranks (every rank when empty); None on a\n"
+     "process outside it.  Every process of the MPI world must call it."},
+    {NULL, NULL, 0, NULL},
+};
+
 PyDoc_STRVAR(pg_doc,
              "ProcessGroupGloo(store, rank, size, timeout=1800.0)\n\n"
              "The gloo process group: TCP between hosts, shared memory on one host.\n"
              "timeout is in seconds (a float or a datetime.timedelta).");
 
-static PyTypeObject CtPG_Type = {
+static PyTypeObject CtPGBase_Type = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "ctorch._C.ProcessGroupGloo",
+    .tp_name = "ctorch._C.ProcessGroup",
     .tp_basicsize = sizeof(CtPGObject),
     .tp_dealloc = pg_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = pg_doc,
+    .tp_doc = "The operations every backend's process group has.",
     .tp_traverse = pg_traverse,
     .tp_clear = pg_clear,
     .tp_weaklistoffset = offsetof(CtPGObject, weaklist),
     .tp_methods = pg_methods,
+};
+
+static PyTypeObject CtPG_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ctorch._C.ProcessGroupGloo",
+    .tp_basicsize = sizeof(CtPGObject),
+    /* dealloc, GC and weak references come from the base */
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = pg_doc,
+    .tp_base = &CtPGBase_Type,
+    .tp_methods = gloo_methods,
     .tp_init = pg_init,
     .tp_new = PyType_GenericNew,
+};
+
+static PyTypeObject CtPGMPI_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ctorch._C.ProcessGroupMPI",
+    .tp_basicsize = sizeof(CtPGObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The mpi process group (under mpirun): made by ProcessGroupMPI.create.",
+    .tp_base = &CtPGBase_Type,
+    .tp_methods = mpi_methods,
 };
 
 /* --- Work ------------------------------------------------------------------------ */
@@ -1051,10 +1156,16 @@ static PyTypeObject CtWork_Type = {
 int
 ctpy_dist_pg_init(PyObject *m)
 {
-    if (PyType_Ready(&CtPG_Type) < 0 || PyType_Ready(&CtWork_Type) < 0) {
+    if (PyType_Ready(&CtPGBase_Type) < 0 || PyType_Ready(&CtPG_Type) < 0 ||
+        PyType_Ready(&CtPGMPI_Type) < 0 || PyType_Ready(&CtWork_Type) < 0) {
         return -1;
     }
-    if (PyModule_AddObjectRef(m, "ProcessGroupGloo", (PyObject *)&CtPG_Type) < 0 ||
+    if (ct_mpi_available() &&
+        PyModule_AddObjectRef(m, "ProcessGroupMPI", (PyObject *)&CtPGMPI_Type) < 0) {
+        return -1;
+    }
+    if (PyModule_AddObjectRef(m, "ProcessGroup", (PyObject *)&CtPGBase_Type) < 0 ||
+        PyModule_AddObjectRef(m, "ProcessGroupGloo", (PyObject *)&CtPG_Type) < 0 ||
         PyModule_AddObjectRef(m, "Work", (PyObject *)&CtWork_Type) < 0) {
         return -1;
     }

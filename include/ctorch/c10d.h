@@ -81,6 +81,15 @@ enum {
  * every peer and set up shared memory with the peers on this host.
  * timeout_ms bounds the setup and each later operation. */
 ct_pg *ct_pg_gloo_new(ct_store *store, int rank, int size, int64_t timeout_ms);
+/* The "mpi" backend (ProcessGroupMPI), under mpirun / mpiexec: MPI is
+ * started on first use and finalized at exit.  ranks[0..nranks) are the
+ * MPI world ranks of the group (nranks 0: the whole world); every process
+ * of the world must call it, in the same order.  NULL with *member false
+ * and no error on a process outside `ranks`.  timeout_ms is reported only
+ * (MPI has no timeouts).  ct_mpi_available() tells whether this build has
+ * MPI; without it ct_pg_mpi_new fails with PyTorch's message. */
+bool ct_mpi_available(void);
+ct_pg *ct_pg_mpi_new(const int *ranks, int nranks, int64_t timeout_ms, bool *member);
 void ct_pg_incref(ct_pg *pg);
 void ct_pg_decref(ct_pg *pg);
 int ct_pg_rank(const ct_pg *pg);

@@ -59,6 +59,9 @@ __all__ = [
 
 ProcessGroupGloo = _c10d.ProcessGroupGloo
 _MPI_AVAILABLE = hasattr(torch._C, "ProcessGroupMPI")
+if _MPI_AVAILABLE:
+    ProcessGroupMPI = torch._C.ProcessGroupMPI
+    __all__ += ["ProcessGroupMPI"]
 _NCCL_AVAILABLE = hasattr(torch._C, "ProcessGroupNCCL")
 _GLOO_AVAILABLE = True
 _UCC_AVAILABLE = False
@@ -68,7 +71,7 @@ logger = logging.getLogger(__name__)
 
 class _ProcessGroupMeta(type):
     def __instancecheck__(cls, obj):
-        return isinstance(obj, ProcessGroupGloo) or type.__instancecheck__(cls, obj)
+        return isinstance(obj, _c10d.ProcessGroup) or type.__instancecheck__(cls, obj)
 
 
 class ProcessGroup(metaclass=_ProcessGroupMeta):
@@ -392,8 +395,9 @@ def init_process_group(backend, init_method=None, timeout=default_pg_timeout,
         init_method = "env://"
     backend = Backend(backend)
     if backend == Backend.MPI:
-        _new_process_group_helper(-1, -1, [], Backend.MPI, None,
-                                  group_name=group_name, timeout=timeout)
+        _init_mpi(world_size, rank, group_name, timeout)
+        _default_pg_init_method = init_method
+        return
     if store is None:
         store, rank, world_size = _rendezvous(init_method, rank, world_size, timeout)
     if not 0 <= rank < world_size:
@@ -413,6 +417,23 @@ def init_process_group(backend, init_method=None, timeout=default_pg_timeout,
     _backend = backend
     _default_pg_init_method = init_method
     _join.depart(store, base, rank, world_size, timeout)
+
+
+def _init_mpi(world_size, rank, group_name, timeout):
+    """init_process_group("mpi"): rank and size come from MPI (mpirun)."""
+    global _backend
+    if world_size != -1 or rank != -1:
+        warnings.warn("For MPI backend, world_size ({}) and rank ({}) "
+                      "are ignored since they are assigned by the "
+                      "MPI runtime.".format(world_size, rank))
+    name = _next_group_name(group_name)
+    default_pg = _new_process_group_helper(-1, -1, [], Backend.MPI, None,
+                                           group_name=name, timeout=timeout)
+    _update_default_pg(default_pg)
+    _pg_group_ranks[default_pg] = {i: i for i in range(default_pg.size())}
+    _backend = Backend.MPI
+    # MPI has no store: every rank leaves once every group is built
+    barrier()
 
 
 def _rendezvous(init_method, rank, world_size, timeout):
@@ -453,9 +474,16 @@ def _new_process_group_helper(group_size, group_rank, global_ranks_in_group, bac
     seconds = _timeout_seconds(timeout)
     backend = Backend(backend)
     if backend == Backend.MPI:
-        raise RuntimeError("Distributed package doesn't have MPI built in."
-                           " MPI is only included if you build PyTorch from"
-                           " source on a host that has MPI installed.")
+        if not is_mpi_available():
+            raise RuntimeError("Distributed package doesn't have MPI built in."
+                               " MPI is only included if you build PyTorch from"
+                               " source on a host that has MPI installed.")
+        pg = ProcessGroupMPI.create(global_ranks_in_group, seconds)
+        if pg is None:
+            return GroupMember.NON_GROUP_MEMBER
+        _pg_map[pg] = (Backend.MPI, None)
+        _pg_names[pg] = group_name
+        return pg
     if global_ranks_in_group and group_rank is None:
         return GroupMember.NON_GROUP_MEMBER
     # the group's name prefixes its keys, so groups share one store
@@ -540,6 +568,15 @@ def new_group(ranks=None, timeout=default_pg_timeout, backend=None, pg_options=N
     backend = Backend(backend)
     _timeout_seconds(timeout)
     name = _next_group_name(None)
+    if default_store is None or backend == Backend.MPI:
+        # MPI's groups meet through MPI_Comm_create, not a store
+        pg = _new_process_group_helper(len(ranks), group_rank, ranks, backend,
+                                       default_store, pg_options=pg_options,
+                                       group_name=name, timeout=timeout)
+        if pg is not GroupMember.NON_GROUP_MEMBER:
+            _pg_group_ranks[pg] = {g: i for i, g in enumerate(ranks)}
+        barrier()
+        return pg
     base = "ctorch_join:%d:%s" % (_init_count, name)
     alive = _world_alive(default_pg)
     _join.arrive(default_store, base, global_rank, global_world_size, timeout,

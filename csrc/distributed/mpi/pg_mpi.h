@@ -1,0 +1,54 @@
+/* csrc/distributed/mpi/pg_mpi.h -- the "mpi" backend's insides.
+ *
+ * Note [MPI engine]
+ * MPI is started once per process (MPI_Init_thread asking for
+ * MPI_THREAD_SERIALIZED, as PyTorch does) and every MPI call of every group
+ * is made under one lock, mpi_lock.  A work becomes an entry: a queue of
+ * entries not yet started, and a list of entries whose non-blocking MPI
+ * call (MPI_Iallreduce, MPI_Isend, ...) is in flight.  Whoever holds the
+ * lock steps the engine: it starts the queued entries in the order they
+ * were submitted (so collectives reach MPI in issue order, and sends and
+ * receives are matched in posting order) and tests the ones in flight.
+ * A caller waiting for its work steps the engine itself; the progress
+ * thread steps it when nobody waits, so async_op=True overlaps with the
+ * caller's computing.
+ */
+#ifndef CTORCH_PG_MPI_H
+#define CTORCH_PG_MPI_H
+
+#include <mpi.h>
+
+#include "../pg_impl.h"
+
+/* One operation on its way through MPI. */
+typedef struct pg_mpi_entry {
+    struct pg_mpi_entry *next;
+    ct_work *w;                 /* the queue's reference */
+    MPI_Comm comm;
+    MPI_Request req;
+    MPI_Status status;
+    bool started;
+    /* Contiguous stand-ins for the caller's tensors (owned references):
+     * `io` is what an in-place operation reads and writes (copied back to
+     * `io_user` at the end when they differ), `out` a separate output
+     * (copied back to `out_user`), `pack` a list of tensors packed into
+     * one buffer. */
+    ct_tensor *io, *io_user;
+    ct_tensor *out, *out_user;
+    ct_tensor *pack;
+    int *counts;                /* alltoallv: send counts, displacements, receive ... */
+    int64_t count;              /* elements of the call */
+} pg_mpi_entry;
+
+/* pg_mpi_ops.c (all under mpi_lock) */
+/* Datatypes and reduction ops for every dtype; 0 or -1 (error set). */
+int pg_mpi_types_init(void);
+/* Start e's non-blocking call; 0, or -1 with st filled. */
+int pg_mpi_start(pg_mpi_entry *e, ct_error_state *st);
+/* After the request completed: copy out, divide, check; 0 or -1 (st). */
+int pg_mpi_finish(pg_mpi_entry *e, ct_error_state *st);
+void pg_mpi_entry_free(pg_mpi_entry *e);
+/* "<op>: MPI_ERR_TRUNCATE: message truncated" into st. */
+void pg_mpi_error(ct_error_state *st, const ct_work *w, int code);
+
+#endif
