@@ -8,13 +8,15 @@
 # (part of gcc), so no libomp-dev; python3-torch is deliberately not
 # installed (the differential tests use it only when it is present).
 # iproute2 gives `ip netns` for the two-host tests, which run only as
-# root (skipped otherwise), so only root asks for it.
+# root (skipped otherwise), so only root asks for it.  OpenMPI (the
+# compiler wrapper and headers, and mpirun) gives the "mpi" backend and
+# its tests; a build without it still works, with that backend missing.
 set -u
 
 # The C toolchain: build-essential, or at least gcc + make + libc headers.
 TOOLCHAIN_ALT="gcc make libc6-dev"
 PACKAGES="python3 python3-dev python3-numpy python3-pytest python3-setuptools python3-venv
-          libopenblas-dev"
+          libopenblas-dev libopenmpi-dev openmpi-bin"
 [ "$(id -u)" -eq 0 ] && PACKAGES="$PACKAGES iproute2"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -69,7 +69,8 @@ def test_names_and_availability():
     assert ctorch.distributed is dist
     assert dist.is_available()
     assert dist.is_gloo_available() is True
-    assert dist.is_mpi_available() is False
+    # the mpi backend is there when the build found OpenMPI (test_dist_mpi.py)
+    assert dist.is_mpi_available() is hasattr(ctorch._C, "ProcessGroupMPI")
     assert dist.is_nccl_available() is False
     assert dist.is_initialized() is False
     assert dist.group.WORLD is None and dist.GroupMember.WORLD is None
@@ -91,6 +92,19 @@ def test_names_and_availability():
         assert hasattr(dist, name), name
     assert ctorch.futures.Future is Future
     assert dist.distributed_c10d.init_process_group is dist.init_process_group
+
+
+def test_mpi_backend_missing(monkeypatch):
+    """In a build without MPI, backend "mpi" gives PyTorch's message (and
+    ranks, sizes and stores are never asked for)."""
+    monkeypatch.setattr(dist.distributed_c10d, "_MPI_AVAILABLE", False)
+    assert dist.is_mpi_available() is False
+    with pytest.raises(RuntimeError) as e:
+        dist.init_process_group("mpi")
+    assert str(e.value) == ("Distributed package doesn't have MPI built in. MPI is only "
+                            "included if you build PyTorch from source on a host that has "
+                            "MPI installed.")
+    assert not dist.is_initialized()
 
 
 def test_is_torchelastic_launched(monkeypatch):

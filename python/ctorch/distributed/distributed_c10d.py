@@ -114,6 +114,9 @@ _init_count = 0
 # [join key, rank] of this process's last init_process_group (see _rendezvous)
 _last_join = []
 
+_NO_MPI = ("Distributed package doesn't have MPI built in."
+           " MPI is only included if you build PyTorch from"
+           " source on a host that has MPI installed.")
 _NOT_INITIALIZED = ("Default process group has not been initialized, "
                     "please make sure to call init_process_group.")
 
@@ -422,6 +425,8 @@ def init_process_group(backend, init_method=None, timeout=default_pg_timeout,
 def _init_mpi(world_size, rank, group_name, timeout):
     """init_process_group("mpi"): rank and size come from MPI (mpirun)."""
     global _backend
+    if not is_mpi_available():
+        raise RuntimeError(_NO_MPI)
     if world_size != -1 or rank != -1:
         warnings.warn("For MPI backend, world_size ({}) and rank ({}) "
                       "are ignored since they are assigned by the "
@@ -475,9 +480,7 @@ def _new_process_group_helper(group_size, group_rank, global_ranks_in_group, bac
     backend = Backend(backend)
     if backend == Backend.MPI:
         if not is_mpi_available():
-            raise RuntimeError("Distributed package doesn't have MPI built in."
-                               " MPI is only included if you build PyTorch from"
-                               " source on a host that has MPI installed.")
+            raise RuntimeError(_NO_MPI)
         pg = ProcessGroupMPI.create(global_ranks_in_group, seconds)
         if pg is None:
             return GroupMember.NON_GROUP_MEMBER
