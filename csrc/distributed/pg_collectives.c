@@ -204,8 +204,18 @@ flat_in(const coll *c, int q)
     return atomic_load_explicit(&s->seq, memory_order_acquire) == c->w->seq;
 }
 
+/* Did rank q come to this collective: its stamp is there, or it stamped
+ * and withdrew the stamp when it gave up (-seq, see c_exchange_flat)? */
+static bool
+flat_came(const coll *c, int q)
+{
+    const pg_flat_slot *s = pg_flat_slot_at(c->pg->flat, c->w->seq, q);
+    int64_t v = atomic_load_explicit(&s->seq, memory_order_acquire);
+    return v == c->w->seq || v == -c->w->seq;
+}
+
 /* The ranks of the receives (from index `from`) not finished yet (and,
- * during a flat exchange, the ranks that have not stamped their slot). */
+ * during a flat exchange, the ranks that never stamped their slot). */
 static void
 pending_ranks(coll *c, int from, char *buf, size_t n, int *count)
 {
@@ -226,7 +236,7 @@ pending_ranks(coll *c, int from, char *buf, size_t n, int *count)
         (*count)++;
     }
     for (int q = 0; c->pg->flat_wait == c->w->seq && q < c->P; q++) {
-        if (q == c->r || seen[q] || flat_in(c, q)) {
+        if (q == c->r || seen[q] || flat_came(c, q)) {
             continue;
         }
         seen[q] = true;
@@ -620,8 +630,11 @@ c_exchange_flat(coll *c, char **sp, size_t *sl, size_t *rc)
     while (!pg_flat_all_in(f, seq)) {
         if (c->failed || c_step(c) < 0) {
             /* take the stamp back: a late peer then learns of the ABORT
-             * instead of finishing without us */
-            atomic_store(&mine->seq, 0);
+             * instead of finishing without us.  Leave -seq, not 0: a peer
+             * whose own timeout falls between this store and our ABORT
+             * reaching it must still count us as arrived (it names only
+             * the ranks that never came). */
+            atomic_store(&mine->seq, -seq);
             pg->flat_wait = 0;
             return -1;
         }

@@ -15,7 +15,10 @@
  * destination, as in scatter and all_to_all, lie side by side.)  Two generations of slots
  * (by the parity of the sequence number) let a rank fill the next
  * operation's slot while a slow peer still reads this one: no rank can get
- * two operations ahead of another, since each needs every stamp.
+ * two operations ahead of another, since each needs every stamp.  A rank
+ * that gives up during the exchange withdraws its stamp, writing -seq:
+ * a late peer then does not finish without it, and a peer that times out
+ * before that rank's ABORT reaches it still counts it as one that came.
  *
  * Waking without a lost wake-up: an arriver stamps, fences, reads the
  * stamps, bumps the bell, reads `sleepers`; a sleeper reads the bell, bumps
