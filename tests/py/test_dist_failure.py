@@ -383,8 +383,11 @@ def _survivors_go_on(r, world, path):
     dist.destroy_process_group()
     if r == 0:
         for p in (path + ".again", path + ".again.lock"):
-            if os.path.exists(p):
+            # rank 1's FileStore, the last to close, may unlink it meanwhile
+            try:
                 os.unlink(p)
+            except FileNotFoundError:
+                pass
     return out
 
 
