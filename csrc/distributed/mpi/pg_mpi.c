@@ -221,6 +221,17 @@ mpi_submit(ct_pg *pg, ct_work *w)
     e->comm = ((mpi_group *)pg->be_data)->comm;
     w->be_op = e;
     pthread_mutex_lock(&mpi_lock);
+    bool p2p = w->kind == PG_OP_SEND || w->kind == PG_OP_RECV;
+    if ((w->flags & CT_PG_SYNC) && !p2p && queue_head == NULL && active == NULL) {
+        done_set done = {0};
+        ct_error_state st;
+        e->blocking = true;
+        int rc = pg_mpi_start(e, &st);
+        complete(e, rc < 0 || pg_mpi_finish(e, &st) < 0 ? &st : NULL, &done);
+        pthread_mutex_unlock(&mpi_lock);
+        done_run(&done);
+        return 0;
+    }
     if (queue_tail != NULL) {
         queue_tail->next = e;
     }

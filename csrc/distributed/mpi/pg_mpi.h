@@ -11,7 +11,10 @@
  * receives are matched in posting order) and tests the ones in flight.
  * A caller waiting for its work steps the engine itself; the progress
  * thread steps it when nobody waits, so async_op=True overlaps with the
- * caller's computing.
+ * caller's computing.  A blocking collective (async_op=False) submitted
+ * while nothing else is queued or in flight is the blocking MPI call,
+ * made at once on the caller's thread: MPI's own algorithms for blocking
+ * collectives beat its non-blocking schedules, and no polling is needed.
  */
 #ifndef CTORCH_PG_MPI_H
 #define CTORCH_PG_MPI_H
@@ -28,6 +31,7 @@ typedef struct pg_mpi_entry {
     MPI_Request req;
     MPI_Status status;
     bool started;
+    bool blocking;              /* run as the blocking call (done on return) */
     /* Contiguous stand-ins for the caller's tensors (owned references):
      * `io` is what an in-place operation reads and writes (copied back to
      * `io_user` at the end when they differ), `out` a separate output
@@ -43,7 +47,8 @@ typedef struct pg_mpi_entry {
 /* pg_mpi_ops.c (all under mpi_lock) */
 /* Datatypes and reduction ops for every dtype; 0 or -1 (error set). */
 int pg_mpi_types_init(void);
-/* Start e's non-blocking call; 0, or -1 with st filled. */
+/* Start e's non-blocking call (or with e->blocking make the blocking
+ * one, which is done on return); 0, or -1 with st filled. */
 int pg_mpi_start(pg_mpi_entry *e, ct_error_state *st);
 /* After the request completed: copy out, divide, check; 0 or -1 (st). */
 int pg_mpi_finish(pg_mpi_entry *e, ct_error_state *st);

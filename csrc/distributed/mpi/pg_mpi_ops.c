@@ -340,6 +340,7 @@ int
 pg_mpi_start(pg_mpi_entry *e, ct_error_state *st)
 {
     ct_work *w = e->w;
+    const bool bl = e->blocking;
     const int me = w->pg->rank, size = w->pg->size;
     const ct_tensor *first = w->nin > 0 ? w->in[0] : w->nout > 0 ? w->out[0] : NULL;
     const ct_dtype d = first != NULL ? first->dtype : CT_DTYPE_UINT8;
@@ -357,20 +358,26 @@ pg_mpi_start(pg_mpi_entry *e, ct_error_state *st)
         if (stage_io(e, w->in[0], me == w->root) < 0) {
             return fail_ct(st);
         }
-        rc = MPI_Ibcast(ptr(e->io), n, T, w->root, c, r);
+        rc = bl ? MPI_Bcast(ptr(e->io), n, T, w->root, c)
+                : MPI_Ibcast(ptr(e->io), n, T, w->root, c, r);
         break;
     case PG_OP_ALLREDUCE:
         if (stage_io(e, w->in[0], true) < 0) {
             return fail_ct(st);
         }
-        rc = MPI_Iallreduce(MPI_IN_PLACE, ptr(e->io), n, T, op, c, r);
+        rc = bl ? MPI_Allreduce(MPI_IN_PLACE, ptr(e->io), n, T, op, c)
+                : MPI_Iallreduce(MPI_IN_PLACE, ptr(e->io), n, T, op, c, r);
         break;
     case PG_OP_REDUCE:
         if (stage_io(e, w->in[0], true) < 0) {
             return fail_ct(st);
         }
-        rc = me == w->root ? MPI_Ireduce(MPI_IN_PLACE, ptr(e->io), n, T, op, w->root, c, r)
-                           : MPI_Ireduce(ptr(e->io), NULL, n, T, op, w->root, c, r);
+        {
+            void *sb = me == w->root ? MPI_IN_PLACE : ptr(e->io);
+            void *rb = me == w->root ? ptr(e->io) : NULL;
+            rc = bl ? MPI_Reduce(sb, rb, n, T, op, w->root, c)
+                    : MPI_Ireduce(sb, rb, n, T, op, w->root, c, r);
+        }
         if (me != w->root) {
             ct_tensor_decref(e->io_user); /* a non-root's tensor is only read */
             e->io_user = NULL;
@@ -384,9 +391,14 @@ pg_mpi_start(pg_mpi_entry *e, ct_error_state *st)
         if (e->io == NULL || (gets && e->pack == NULL)) {
             return fail_ct(st);
         }
-        rc = w->kind == PG_OP_ALLGATHER
-                 ? MPI_Iallgather(ptr(e->io), n, T, ptr(e->pack), n, T, c, r)
-                 : MPI_Igather(ptr(e->io), n, T, ptr(e->pack), n, T, w->root, c, r);
+        if (w->kind == PG_OP_ALLGATHER) {
+            rc = bl ? MPI_Allgather(ptr(e->io), n, T, ptr(e->pack), n, T, c)
+                    : MPI_Iallgather(ptr(e->io), n, T, ptr(e->pack), n, T, c, r);
+        }
+        else {
+            rc = bl ? MPI_Gather(ptr(e->io), n, T, ptr(e->pack), n, T, w->root, c)
+                    : MPI_Igather(ptr(e->io), n, T, ptr(e->pack), n, T, w->root, c, r);
+        }
         break;
     }
     case PG_OP_ALLGATHER_BASE:
@@ -394,7 +406,8 @@ pg_mpi_start(pg_mpi_entry *e, ct_error_state *st)
         if (e->io == NULL || stage_out(e, w->out[0]) < 0) {
             return fail_ct(st);
         }
-        rc = MPI_Iallgather(ptr(e->io), n, T, ptr(e->out), n, T, c, r);
+        rc = bl ? MPI_Allgather(ptr(e->io), n, T, ptr(e->out), n, T, c)
+                : MPI_Iallgather(ptr(e->io), n, T, ptr(e->out), n, T, c, r);
         break;
     case PG_OP_SCATTER: {
         if (count_of(w->out[0]->numel, &n, st, w) < 0) {
@@ -404,7 +417,8 @@ pg_mpi_start(pg_mpi_entry *e, ct_error_state *st)
             (me == w->root && (e->pack = pack_list(w->in, w->nin, d)) == NULL)) {
             return fail_ct(st);
         }
-        rc = MPI_Iscatter(ptr(e->pack), n, T, ptr(e->out), n, T, w->root, c, r);
+        rc = bl ? MPI_Scatter(ptr(e->pack), n, T, ptr(e->out), n, T, w->root, c)
+                : MPI_Iscatter(ptr(e->pack), n, T, ptr(e->out), n, T, w->root, c, r);
         break;
     }
     case PG_OP_REDUCE_SCATTER:
@@ -417,7 +431,8 @@ pg_mpi_start(pg_mpi_entry *e, ct_error_state *st)
         if (e->pack == NULL || stage_out(e, w->out[0]) < 0) {
             return fail_ct(st);
         }
-        rc = MPI_Ireduce_scatter_block(ptr(e->pack), ptr(e->out), n, T, op, c, r);
+        rc = bl ? MPI_Reduce_scatter_block(ptr(e->pack), ptr(e->out), n, T, op, c)
+                : MPI_Ireduce_scatter_block(ptr(e->pack), ptr(e->out), n, T, op, c, r);
         break;
     case PG_OP_ALLTOALL_BASE:
         e->io = contig(w->in[0], true);
@@ -454,7 +469,7 @@ pg_mpi_start(pg_mpi_entry *e, ct_error_state *st)
         goto alltoallv;
     }
     case PG_OP_BARRIER:
-        rc = MPI_Ibarrier(c, r);
+        rc = bl ? MPI_Barrier(c) : MPI_Ibarrier(c, r);
         break;
     case PG_OP_SEND:
     case PG_OP_RECV: {
@@ -475,8 +490,10 @@ pg_mpi_start(pg_mpi_entry *e, ct_error_state *st)
 alltoallv: {
     ct_tensor *dst = w->kind == PG_OP_ALLTOALL ? e->pack : e->out;
     int *k = e->counts;
-    rc = MPI_Ialltoallv(ptr(e->io), k, k + size, T, ptr(dst), k + 2 * size, k + 3 * size, T,
-                        c, r);
+    rc = bl ? MPI_Alltoallv(ptr(e->io), k, k + size, T, ptr(dst), k + 2 * size,
+                            k + 3 * size, T, c)
+            : MPI_Ialltoallv(ptr(e->io), k, k + size, T, ptr(dst), k + 2 * size,
+                             k + 3 * size, T, c, r);
 }
 started:
     if (rc != MPI_SUCCESS) {
@@ -484,6 +501,7 @@ started:
         return -1;
     }
     e->started = true;
+    e->status.MPI_ERROR = MPI_SUCCESS;
     return 0;
 }
 
