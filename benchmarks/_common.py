@@ -70,3 +70,28 @@ def worker_entry(worker):
         print(json.dumps(res))
     sys.stdout.flush()
     os._exit(0)
+
+
+def run_world(script, lib, world, env=None, args=(), timeout=900):
+    """Start `world` ranks of `script --worker LIB RANK WORLD PATH [args]`
+    as fresh interpreters meeting through a FileStore at a new temporary
+    PATH (removed after); rank 0's JSON result.  `env` is the ranks'
+    environment (default: this one)."""
+    import json
+    import os
+    import subprocess
+    import tempfile
+    fd, path = tempfile.mkstemp(prefix="bench_world_")
+    os.close(fd)
+    os.unlink(path)
+    procs = [subprocess.Popen([sys.executable, os.path.abspath(script), "--worker", lib,
+                               str(r), str(world), path] + list(args),
+                              stdout=subprocess.PIPE, env=env, cwd="/tmp")
+             for r in range(world)]
+    outs = [p.communicate(timeout=timeout)[0] for p in procs]
+    for p in (path, path + ".lock"):
+        if os.path.exists(p):
+            os.unlink(p)
+    if any(p.returncode for p in procs):
+        raise RuntimeError("%s world %d: a rank failed" % (lib, world))
+    return json.loads(outs[0])

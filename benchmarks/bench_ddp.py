@@ -29,14 +29,11 @@ from round to round), and each figure is the median over rounds of rank
 Ratios are torch's time divided by ctorch's (steps/s: ctorch's divided
 by torch's); above 1 ctorch is faster.
 """
-import json
 import os
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 
+import _common
 from _common import QUICK, load_libs, print_table, worker_entry
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -116,22 +113,9 @@ def worker(lib, rank, world, path):
 
 
 def run_world(lib, world):
-    fd, path = tempfile.mkstemp(prefix="bench_ddp_")
-    os.close(fd)
-    os.unlink(path)
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     env.pop("PYTHONUNBUFFERED", None)
-    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", lib,
-                               str(r), str(world), path],
-                              stdout=subprocess.PIPE, env=env, cwd="/tmp")
-             for r in range(world)]
-    outs = [p.communicate(timeout=600)[0] for p in procs]
-    for p in (path, path + ".lock"):
-        if os.path.exists(p):
-            os.unlink(p)
-    if any(p.returncode for p in procs):
-        raise RuntimeError("%s world %d: a rank failed" % (lib, world))
-    return json.loads(outs[0])
+    return _common.run_world(__file__, lib, world, env, timeout=600)
 
 
 ROWS = ["steps/s", "backward", "backward, no_sync", "comm wait", "CPU per step",

@@ -15,14 +15,12 @@ A last table sets each library's small-operation latency at the larger
 world sizes beside the first (world 4 on a 2-core machine runs two ranks
 per core); the load average is printed before and after.
 """
-import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 
+import _common
 from _common import QUICK, load_libs, print_table, worker_entry
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -192,22 +190,9 @@ def worker(lib, rank, world, path):
 # ---- the driver ------------------------------------------------------------------
 
 def run_world(lib, world):
-    fd, path = tempfile.mkstemp(prefix="bench_dist_")
-    os.close(fd)
-    os.unlink(path)
     env = dict(os.environ)
     env.setdefault("OMP_NUM_THREADS", "1")
-    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", lib,
-                               str(r), str(world), path] + (["--quick"] if QUICK else []),
-                              stdout=subprocess.PIPE, env=env, cwd="/tmp")
-             for r in range(world)]
-    outs = [p.communicate(timeout=900)[0] for p in procs]
-    for p in (path, path + ".lock"):
-        if os.path.exists(p):
-            os.unlink(p)
-    if any(p.returncode for p in procs):
-        raise RuntimeError("%s world %d: a rank failed" % (lib, world))
-    return json.loads(outs[0])
+    return _common.run_world(__file__, lib, world, env, ["--quick"] if QUICK else [])
 
 
 def fmt(v):

@@ -16,9 +16,9 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
+import _common
 from _common import QUICK, load_libs, print_table, worker_entry
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -73,21 +73,8 @@ def mpi_worker():
 
 
 def run_gloo(lib, world):
-    fd, path = tempfile.mkstemp(prefix="bench_mpi_")
-    os.close(fd)
-    os.unlink(path)
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", lib,
-                               str(r), str(world), path] + (["--quick"] if QUICK else []),
-                              stdout=subprocess.PIPE, env=env, cwd="/tmp")
-             for r in range(world)]
-    outs = [p.communicate(timeout=900)[0] for p in procs]
-    for p in (path, path + ".lock"):
-        if os.path.exists(p):
-            os.unlink(p)
-    if any(p.returncode for p in procs):
-        raise RuntimeError("%s world %d: a rank failed" % (lib, world))
-    return json.loads(outs[0])
+    return _common.run_world(__file__, lib, world, env, ["--quick"] if QUICK else [])
 
 
 def run_mpi(world):
