@@ -36,11 +36,12 @@ static pthread_t progress;
 static bool progress_started, progress_stop;
 
 /* The groups whose works completed during a step (referenced), for their
- * callbacks once the lock is released. */
+ * callbacks once the lock is released.  Should the list fail to grow, a
+ * group's callbacks wait for its next completion or its shutdown, which
+ * run the whole queue. */
 typedef struct {
-    ct_pg *pg[16];
-    int n;
-    bool overflow;
+    ct_pg **pg;
+    int n, cap;
 } done_set;
 
 static void
@@ -51,9 +52,14 @@ done_add(done_set *s, ct_pg *pg)
             return;
         }
     }
-    if (s->n == (int)(sizeof s->pg / sizeof s->pg[0])) {
-        s->overflow = true;
-        return;
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 4;
+        ct_pg **a = realloc(s->pg, (size_t)cap * sizeof *a);
+        if (a == NULL) {
+            return;
+        }
+        s->pg = a;
+        s->cap = cap;
     }
     ct_pg_incref(pg);
     s->pg[s->n++] = pg;
@@ -67,6 +73,14 @@ done_run(done_set *s)
         ct_pg_decref(s->pg[i]);
     }
     s->n = 0;
+}
+
+static void
+done_free(done_set *s)
+{
+    done_run(s);
+    free(s->pg);
+    *s = (done_set){0};
 }
 
 static void
@@ -185,6 +199,7 @@ progress_main(void *arg)
         pthread_mutex_lock(&mpi_lock);
     }
     pthread_mutex_unlock(&mpi_lock);
+    done_free(&done);
     return NULL;
 }
 
@@ -229,7 +244,7 @@ mpi_submit(ct_pg *pg, ct_work *w)
         int rc = pg_mpi_start(e, &st);
         complete(e, rc < 0 || pg_mpi_finish(e, &st) < 0 ? &st : NULL, &done);
         pthread_mutex_unlock(&mpi_lock);
-        done_run(&done);
+        done_free(&done);
         return 0;
     }
     if (queue_tail != NULL) {
@@ -277,6 +292,7 @@ mpi_wait(ct_work *w, int64_t timeout_ms)
     pthread_mutex_lock(&mpi_lock);
     n_waiting--;
     pthread_mutex_unlock(&mpi_lock);
+    done_free(&done);
 }
 
 /* Fail the group's works not yet started; those in flight (MPI cannot
@@ -304,7 +320,7 @@ mpi_shutdown(ct_pg *pg)
         queue_tail = e;
     }
     pthread_mutex_unlock(&mpi_lock);
-    done_run(&done);
+    done_free(&done);
 }
 
 static void
@@ -474,7 +490,7 @@ ct_pg_mpi_new(const int *ranks, int nranks, int64_t timeout_ms, bool *member)
         MPI_Comm_size(comm, &size);
     }
     pthread_mutex_unlock(&mpi_lock);
-    done_run(&done);
+    done_free(&done);
     if (rc < 0 || comm == MPI_COMM_NULL) {
         return NULL;
     }
