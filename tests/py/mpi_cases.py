@@ -275,6 +275,61 @@ def case_async(r, world):
         assert req.is_completed()
 
 
+def case_ring(r, world):
+    """Reductions of 1 MiB and more run as a ring of messages (Note [MPI
+    ring]): several in flight at once beside user sends on tag 0, block
+    sizes that do not divide evenly, every kind of reduction, a subgroup."""
+    nxt, prv = (r + 1) % world, (r - 1) % world
+    sizes = [262147, 300001, 1 << 18, 5, 1 << 20]        # float32: 1 MiB and more
+    ts = [values(n, r, torch.float32) for n in sizes]
+    inbox = torch.zeros(7)
+    req = dist.irecv(inbox, prv, tag=0)
+    works = [dist.all_reduce(t, async_op=True) for t in ts]
+    dist.send(torch.full((7,), float(r)), nxt, tag=0)
+    for n, t, w in zip(sizes, ts, works):
+        w.wait()
+        check(t, expected(n, world, torch.float32, Op.SUM), "async ring n=%d" % n)
+    req.wait()
+    check(inbox, [float(prv)] * 7, "send beside rings")
+    n = 400003
+    for dtype, op in [(torch.float64, Op.MAX), (torch.int32, Op.BXOR),
+                      (torch.bfloat16, Op.SUM), (torch.float16, Op.MIN),
+                      (torch.float32, Op.AVG), (torch.int8, Op.PRODUCT),
+                      (torch.bool, Op.SUM), (torch.uint8, Op.BAND)]:
+        m = n * 8 if dtype in (torch.bool, torch.uint8, torch.int8) else n
+        t = values(m, r, dtype, op)
+        dist.all_reduce(t, op=op)
+        check(t, expected(m, world, dtype, op), "ring %s %s" % (dtype, NAMES[op]),
+              tol=1e-6 if op == Op.AVG else 0.0)
+    # strided: staged through a contiguous copy, then the ring
+    base = torch.zeros(n, 3)
+    col = base[:, 1]
+    col.copy_(values(n, r, torch.float32))
+    dist.all_reduce(col, op=Op.MIN)
+    check(col, expected(n, world, torch.float32, Op.MIN), "ring strided")
+    assert base[:, 0].abs().sum().item() == 0 and base[:, 2].abs().sum().item() == 0
+    # reduce_scatter: the ring's first half; block q of every rank's input
+    # goes to rank q
+    k = 300007
+    o = torch.zeros(k)
+    dist.reduce_scatter(o, [values(k, r + q, torch.float32) for q in range(world)])
+    check(o, sum(as64(values(k, q + r, torch.float32)) for q in range(world)),
+          "ring reduce_scatter")
+    src = torch.cat([values(k, r + q, torch.float32) for q in range(world)])
+    dist.reduce_scatter_tensor(o, src, op=Op.MAX)
+    check(o, np.max([as64(values(k, q + r, torch.float32)) for q in range(world)], axis=0),
+          "ring reduce_scatter_tensor max")
+    # a subgroup of the even ranks has its own ring
+    evens = list(range(0, world, 2))
+    g = dist.new_group(evens)
+    if r in evens:
+        t = values(n, r, torch.float32)
+        dist.all_reduce(t, group=g)
+        want = sum(as64(values(n, q, torch.float32)) for q in evens)
+        check(t, want, "ring in a subgroup")
+    dist.barrier()
+
+
 def case_errors(r, world):
     """MPI errors and bad arguments: RuntimeErrors with MPI's text or
     PyTorch's wording, and the group keeps working after each."""
@@ -361,6 +416,11 @@ def case_killed(r, world):
 
 def main():
     scenario = sys.argv[1]
+    if scenario == "ring_rank0":
+        # only rank 0 asks for rings from one byte on: the others follow it
+        if os.environ["OMPI_COMM_WORLD_RANK"] == "0":
+            os.environ["CTORCH_MPI_RING_BYTES"] = "1"
+        scenario = "async"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if scenario == "warn":
@@ -379,7 +439,7 @@ def main():
         globals()["case_" + scenario](r, world)
     if dist.is_initialized():
         dist.destroy_process_group()
-    print("ok %s %d" % (scenario, r), flush=True)
+    print("ok %s %d" % (sys.argv[1], r), flush=True)
 
 
 if __name__ == "__main__":

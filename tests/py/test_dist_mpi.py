@@ -67,6 +67,28 @@ def test_every_op_dtype_reduceop(np):
     run_case(np, "ops")
 
 
+@pytest.mark.parametrize("np", [2, 3, 4])
+def test_every_op_dtype_reduceop_as_ring(np):
+    """The same cases with every reduction run as ctorch's ring of messages
+    (Note [MPI ring]) down to one byte."""
+    run_case(np, "ops", env={"CTORCH_MPI_RING_BYTES": "1"})
+
+
+@pytest.mark.parametrize("np", [2, 3, 4])
+def test_large_reductions_ring(np):
+    run_case(np, "ring")
+
+
+def test_async_rings_in_flight_together():
+    run_case(3, "async", env={"CTORCH_MPI_RING_BYTES": "1"})
+
+
+def test_ring_size_is_rank_0s():
+    """CTORCH_MPI_RING_BYTES set on rank 0 alone: every rank runs the same
+    reductions as rings (had each kept its own, they would never meet)."""
+    run_case(3, "ring_rank0")
+
+
 @pytest.mark.parametrize("np", [1, 2, 4])
 def test_p2p_noncontiguous_and_large(np):
     run_case(np, "p2p")

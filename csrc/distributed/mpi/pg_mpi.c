@@ -19,10 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef struct {
-    MPI_Comm comm;
-} mpi_group;
-
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER; /* every MPI call */
 static pthread_cond_t mpi_cond = PTHREAD_COND_INITIALIZER;   /* the thread sleeps here */
 static bool mpi_started;        /* MPI_Init_thread returned (by us or the program) */
@@ -117,8 +113,15 @@ step(done_set *done)
     }
     for (pg_mpi_entry **pp = &active; *pp != NULL;) {
         pg_mpi_entry *e = *pp;
-        int flag = 0;
-        int rc = MPI_Test(&e->req, &flag, &e->status);
+        int flag = 0, rc;
+        if (e->ring != NULL) {
+            bool fin = false;
+            rc = pg_mpi_ring_advance(e->ring, false, &fin);
+            flag = fin;
+        }
+        else {
+            rc = MPI_Test(&e->req, &flag, &e->status);
+        }
         if (rc != MPI_SUCCESS && !flag) {
             e->status.MPI_ERROR = rc;
             flag = 1;
@@ -336,6 +339,9 @@ mpi_free(ct_pg *pg)
     if (!fin && g->comm != MPI_COMM_NULL && g->comm != MPI_COMM_WORLD) {
         MPI_Comm_free(&g->comm);
     }
+    if (!fin && g->ring_comm != MPI_COMM_NULL) {
+        MPI_Comm_free(&g->ring_comm);
+    }
     pthread_mutex_unlock(&mpi_lock);
     free(g);
     pg->be_data = NULL;
@@ -405,7 +411,7 @@ start_mpi(void)
                         "c10d package");
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    if (pg_mpi_types_init() < 0) {
+    if (pg_mpi_types_init() < 0 || pg_mpi_ring_init() < 0) {
         return -1;
     }
     MPI_Comm node;
@@ -484,10 +490,15 @@ ct_pg_mpi_new(const int *ranks, int nranks, int64_t timeout_ms, bool *member)
         rc = make_comm(ranks, nranks, &comm);
     }
     int rank = -1, size = -1;
+    MPI_Comm ring = MPI_COMM_NULL;
     if (rc == 0 && comm != MPI_COMM_NULL) {
         MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
         MPI_Comm_rank(comm, &rank);
         MPI_Comm_size(comm, &size);
+        rc = mpi_check(MPI_Comm_dup(comm, &ring), "MPI_Comm_dup");
+        if (rc < 0) {
+            MPI_Comm_free(&comm);
+        }
     }
     pthread_mutex_unlock(&mpi_lock);
     done_free(&done);
@@ -501,11 +512,13 @@ ct_pg_mpi_new(const int *ranks, int nranks, int64_t timeout_ms, bool *member)
         free(g);
         pthread_mutex_lock(&mpi_lock);
         MPI_Comm_free(&comm);
+        MPI_Comm_free(&ring);
         pthread_mutex_unlock(&mpi_lock);
         ct_error(CT_ERR_NOMEM, "ProcessGroupMPI: out of memory");
         return NULL;
     }
     g->comm = comm;
+    g->ring_comm = ring;
     pg->be = &mpi_backend;
     pg->be_data = g;
     *member = true;

@@ -23,12 +23,22 @@
 
 #include "../pg_impl.h"
 
+/* A group: its communicator, and a duplicate for the rings' own messages
+ * (Note [MPI ring]) with the number of rings started on it. */
+typedef struct {
+    MPI_Comm comm, ring_comm;
+    unsigned rings;
+} mpi_group;
+
+typedef struct pg_mpi_ring pg_mpi_ring;
+
 /* One operation on its way through MPI. */
 typedef struct pg_mpi_entry {
     struct pg_mpi_entry *next;
     ct_work *w;                 /* the queue's reference */
     MPI_Comm comm;
     MPI_Request req;
+    pg_mpi_ring *ring;          /* run as a ring of messages instead of req */
     MPI_Status status;
     bool started;
     bool blocking;              /* run as the blocking call (done on return) */
@@ -55,5 +65,21 @@ int pg_mpi_finish(pg_mpi_entry *e, ct_error_state *st);
 void pg_mpi_entry_free(pg_mpi_entry *e);
 /* "<op>: MPI_ERR_TRUNCATE: message truncated" into st. */
 void pg_mpi_error(ct_error_state *st, const ct_work *w, int code);
+
+/* pg_mpi_ring.c (under mpi_lock; Note [MPI ring]) */
+/* Reductions of at least pg_mpi_ring_bytes() bytes run as a ring; init
+ * (collective over the world, once) takes the size from rank 0. */
+int pg_mpi_ring_init(void);
+size_t pg_mpi_ring_bytes(void);
+/* Start reducing count elements of dtype d at data in place across comm
+ * (rank of size); with scatter_only stop once block `rank` is reduced.
+ * NULL when out of memory; *mpi_rc: MPI's answer to the first posts. */
+pg_mpi_ring *pg_mpi_ring_start(MPI_Comm comm, unsigned seq, int rank, int size, void *data,
+                               int64_t count, ct_dtype d, ct_redop op, bool scatter_only,
+                               int *mpi_rc);
+/* Go as far as messages allow (block: to the end); MPI's code, *done when
+ * the reduction is complete. */
+int pg_mpi_ring_advance(pg_mpi_ring *g, bool block, bool *done);
+void pg_mpi_ring_free(pg_mpi_ring *g);
 
 #endif

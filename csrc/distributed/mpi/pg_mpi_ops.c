@@ -330,6 +330,35 @@ row_elems(const ct_tensor *t)
 
 /* --- start ------------------------------------------------------------------------ */
 
+/* Whether reducing count elements of d runs as a ring (Note [MPI ring]):
+ * large enough, and a block for every rank. */
+static bool
+ring_worth(const ct_work *w, int64_t count, ct_dtype d)
+{
+    return w->pg->size > 1 && count >= w->pg->size &&
+           (size_t)count * ct_dtype_itemsize(d) >= pg_mpi_ring_bytes();
+}
+
+/* Reduce count elements at data as a ring; with e->blocking run it to the
+ * end.  MPI's code. */
+static int
+ring_run(pg_mpi_entry *e, void *data, int64_t count, ct_dtype d, bool scatter_only)
+{
+    ct_work *w = e->w;
+    mpi_group *g = w->pg->be_data;
+    int rc;
+    e->ring = pg_mpi_ring_start(g->ring_comm, g->rings++, w->pg->rank, w->pg->size, data,
+                                count, d, w->rop, scatter_only, &rc);
+    if (e->ring == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    bool done = false;
+    while (rc == MPI_SUCCESS && e->blocking && !done) {
+        rc = pg_mpi_ring_advance(e->ring, true, &done);
+    }
+    return rc;
+}
+
 static void *
 ptr(const ct_tensor *t)
 {
@@ -364,6 +393,10 @@ pg_mpi_start(pg_mpi_entry *e, ct_error_state *st)
     case PG_OP_ALLREDUCE:
         if (stage_io(e, w->in[0], true) < 0) {
             return fail_ct(st);
+        }
+        if (ring_worth(w, n, d)) {
+            rc = ring_run(e, ptr(e->io), n, d, false);
+            break;
         }
         rc = bl ? MPI_Allreduce(MPI_IN_PLACE, ptr(e->io), n, T, op, c)
                 : MPI_Iallreduce(MPI_IN_PLACE, ptr(e->io), n, T, op, c, r);
@@ -430,6 +463,10 @@ pg_mpi_start(pg_mpi_entry *e, ct_error_state *st)
                                                   : contig(w->in[0], true);
         if (e->pack == NULL || stage_out(e, w->out[0]) < 0) {
             return fail_ct(st);
+        }
+        if (ring_worth(w, e->pack->numel, d)) {
+            rc = ring_run(e, ptr(e->pack), e->pack->numel, d, true);
+            break;
         }
         rc = bl ? MPI_Reduce_scatter_block(ptr(e->pack), ptr(e->out), n, T, op, c)
                 : MPI_Ireduce_scatter_block(ptr(e->pack), ptr(e->out), n, T, op, c, r);
@@ -540,6 +577,11 @@ pg_mpi_finish(pg_mpi_entry *e, ct_error_state *st)
         break;
     case PG_OP_REDUCE_SCATTER:
     case PG_OP_REDUCE_SCATTER_BASE:
+        if (e->ring != NULL) {
+            /* the ring left this rank's reduced block in place in the pack */
+            size_t bytes = (size_t)e->out->numel * ct_dtype_itemsize(e->out->dtype);
+            memcpy(ptr(e->out), (char *)ptr(e->pack) + (size_t)w->pg->rank * bytes, bytes);
+        }
         if (average(w, e->out) < 0) {
             return fail_ct(st);
         }
@@ -580,6 +622,7 @@ pg_mpi_finish(pg_mpi_entry *e, ct_error_state *st)
 void
 pg_mpi_entry_free(pg_mpi_entry *e)
 {
+    pg_mpi_ring_free(e->ring);
     ct_tensor_decref(e->io);
     ct_tensor_decref(e->io_user);
     ct_tensor_decref(e->out);
