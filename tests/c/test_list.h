@@ -67,6 +67,12 @@
     TEST_ENTRY(allocator_cache)                                               \
     TEST_ENTRY(allocator_external_storage)                                    \
     TEST_ENTRY(allocator_resize)                                              \
+    /* test_device_cache.c */                                                 \
+    TEST_ENTRY(device_cache_small_blocks)                                     \
+    TEST_ENTRY(device_cache_large_blocks)                                     \
+    TEST_ENTRY(device_cache_record_stream)                                    \
+    TEST_ENTRY(device_cache_out_of_memory)                                    \
+    TEST_ENTRY(device_cache_churn)                                            \
     /* test_linalg.c */                                                       \
     TEST_ENTRY(linalg_mm)                                                     \
     TEST_ENTRY(linalg_matmul_ranks)                                           \
