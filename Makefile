@@ -23,15 +23,25 @@ LDLIBS += $(MPI_LIBS)
 endif
 LIB_OBJS = $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB = $(BUILD)/libctorch.so
+# The CUDA part (include/ctorch/cuda.h), a library of its own loaded at run
+# time only where a driver is: built when the CUDA toolkit is found (nvcc on
+# PATH, else CUDA_HOME), or as CTORCH_CUDA=1/0 says.
+CUDA_HOME ?= $(or $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)),/usr/local/cuda)
+CTORCH_CUDA ?= $(if $(wildcard $(CUDA_HOME)/include/cuda_runtime.h),1,0)
+ifeq ($(CTORCH_CUDA),1)
+CUDA_LIB = $(BUILD)/libctorch_cuda.so
+CUDA_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(wildcard c10/cuda/*.c))
+endif
 HEADERS = $(wildcard include/ctorch/*.h) $(wildcard c10/*.h) $(wildcard aten/*.h) \
           $(wildcard aten/cpu/*.h) $(wildcard csrc/autograd/*.h) \
-          $(wildcard csrc/distributed/*.h) $(wildcard csrc/distributed/mpi/*.h)
+          $(wildcard csrc/distributed/*.h) $(wildcard csrc/distributed/mpi/*.h) \
+          $(wildcard c10/cuda/*.h)
 
 .PHONY: all lib ext demo test test-c test-py test-asan bench clean deps
 
 all: ext
 
-lib: $(LIB)
+lib: $(LIB) $(CUDA_LIB)
 
 $(BUILD)/csrc/distributed/mpi/%.o: CT_CFLAGS += $(MPI_CFLAGS)
 
@@ -53,18 +63,23 @@ $(BUILD)/aten/cpu/unary.o: CT_CFLAGS += -fno-math-errno
 $(LIB): $(LIB_OBJS)
 	$(CC) -shared -o $@ $^ $(LDLIBS) $(EXTRA_LDFLAGS)
 
+$(CUDA_OBJS): CT_CFLAGS += -I$(CUDA_HOME)/include
+$(CUDA_LIB): $(CUDA_OBJS) $(LIB)
+	$(CC) -shared -o $@ $(CUDA_OBJS) -L$(BUILD) -lctorch -L$(CUDA_HOME)/lib64 -lcudart \
+	  -Wl,-rpath,$(CUDA_HOME)/lib64 $(EXTRA_LDFLAGS)
+
 # The extension is built into $(PYDIR)/ctorch/ next to a copy of
 # libctorch.so.  PYDIR is python/ itself by default (so `python/` works on
 # sys.path without installation); the sanitizer build uses its own copy.
 PYDIR ?= python
-ext: $(LIB)
+ext: $(LIB) $(CUDA_LIB)
 	@if [ "$(PYDIR)" != python ]; then mkdir -p $(PYDIR) && cp -r python/ctorch $(PYDIR)/; fi
 	CTORCH_LIB_DIR=$(abspath $(BUILD)) CC="$(CC)" \
 	  CTORCH_EXTRA_CFLAGS="$(EXTRA_CFLAGS)" CTORCH_EXTRA_LDFLAGS="$(EXTRA_LDFLAGS)" \
 	  $(PYTHON) setup.py -q build_ext --build-lib $(BUILD)/pylib --build-temp $(BUILD)/ext
 	@# replace the shared objects by renaming, never by rewriting them in
 	@# place: a running interpreter that has them mapped keeps its copy
-	@for f in $(LIB) $(BUILD)/pylib/ctorch/_C*.so; do \
+	@for f in $(LIB) $(CUDA_LIB) $(BUILD)/pylib/ctorch/_C*.so; do \
 	  cp $$f $(PYDIR)/ctorch/.$$(basename $$f).tmp && \
 	  mv -f $(PYDIR)/ctorch/.$$(basename $$f).tmp $(PYDIR)/ctorch/$$(basename $$f); done
 
@@ -96,7 +111,7 @@ $(BUILD)/examples/c_demo: examples/c/demo.c $(LIB)
 	$(CC) $(CT_CFLAGS) -o $@ $< -L$(BUILD) -lctorch -Wl,-rpath,$(abspath $(BUILD)) \
 	  $(LDLIBS) $(EXTRA_LDFLAGS)
 
-test-c: $(BUILD)/tests/c/runner $(BUILD)/examples/c_demo
+test-c: $(BUILD)/tests/c/runner $(BUILD)/examples/c_demo $(CUDA_LIB)
 	$(BUILD)/tests/c/runner
 	$(BUILD)/examples/c_demo > /dev/null
 

@@ -37,6 +37,10 @@ class BuildExt(build_ext):
             dest = os.path.join(self.build_lib, "ctorch")
             os.makedirs(dest, exist_ok=True)
             shutil.copy2(os.path.join(lib_dir, "libctorch.so"), dest)
+            # the CUDA part, where the toolkit was found (loaded at run time)
+            cuda = os.path.join(lib_dir, "libctorch_cuda.so")
+            if os.path.exists(cuda):
+                shutil.copy2(cuda, dest)
 
 
 extra_cflags = os.environ.get("CTORCH_EXTRA_CFLAGS", "").split()
@@ -64,7 +68,7 @@ setup(
     package_dir={"": "python"},
     packages=["ctorch", "ctorch.utils", "ctorch.autograd", "ctorch.nn", "ctorch.nn.modules",
               "ctorch.nn.utils", "ctorch.optim", "ctorch._shim.torch"],
-    package_data={"ctorch": ["libctorch.so"]},
+    package_data={"ctorch": ["libctorch.so", "libctorch_cuda.so"]},
     ext_modules=[ext],
     cmdclass={"build_ext": BuildExt},
     scripts=["bin/ctorchrun"],

@@ -229,7 +229,8 @@ PyObject *ctpy_node_wrap(ct_node *n);       /* grad_fn objects (None for NULL) *
     X(nn_norm)                  \
     X(nn_conv)                  \
     X(nn_activation)            \
-    X(nn_rnn)
+    X(nn_rnn)                   \
+    X(cuda)
 
 #define X(F)                                                               \
     extern PyMethodDef ctpy_##F##_methods[] __attribute__((weak));         \

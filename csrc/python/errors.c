@@ -2,6 +2,8 @@
  * them.  The exception class for each code comes from CT_ERROR_MAP. */
 #include "ctpy.h"
 
+#include <ctorch/cuda.h>
+
 /* torch._C._LinAlgError, made by ctpy_errors_add_to_module. */
 static PyObject *linalg_error;
 
@@ -91,12 +93,23 @@ ctpy_result(ct_tensor *t)
     return r;
 }
 
-/* What a CPU-only PyTorch raises when a CUDA device is asked for (from
- * torch.cuda's lazy init).  Returns NULL. */
+/* A CUDA tensor was asked for.  A build without the CUDA part raises what
+ * CPU-only PyTorch raises (from torch.cuda's lazy init); one with it, what
+ * starting CUDA raises (no driver, no GPU); and where CUDA runs, that
+ * tensors cannot live there yet.  Returns NULL. */
 PyObject *
 ctpy_no_cuda(void)
 {
-    PyErr_SetString(PyExc_AssertionError, "Torch not compiled with CUDA enabled");
+    if (!ct_cuda_is_built()) {
+        PyErr_SetString(PyExc_AssertionError, "Torch not compiled with CUDA enabled");
+        return NULL;
+    }
+    if (ct_cuda_init() < 0) {
+        return ctpy_raise();
+    }
+    PyErr_SetString(PyExc_NotImplementedError,
+                    "ctorch: tensors on CUDA devices are not implemented yet (the CUDA "
+                    "part has devices, memory, streams and events)");
     return NULL;
 }
 

@@ -67,6 +67,9 @@
     TEST_ENTRY(allocator_cache)                                               \
     TEST_ENTRY(allocator_external_storage)                                    \
     TEST_ENTRY(allocator_resize)                                              \
+    /* test_cuda.c */                                                         \
+    TEST_ENTRY(cuda_without_gpu)                                              \
+    TEST_ENTRY(cuda_part_without_driver)                                      \
     /* test_device_cache.c */                                                 \
     TEST_ENTRY(device_cache_small_blocks)                                     \
     TEST_ENTRY(device_cache_large_blocks)                                     \

@@ -162,3 +162,46 @@ def read_pipes(fds, limit):
                     sel.unregister(key.fd)
                     open_fds -= 1
     return bufs, open_fds
+
+
+# --- CUDA where no GPU is -------------------------------------------------------
+
+def _cuda_state():
+    import ctypes
+
+    import ctorch
+    built = ctorch._C._cuda_is_built()
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        driver = True
+    except OSError:
+        driver = False
+    return built, driver
+
+
+CUDA_BUILT, CUDA_DRIVER = _cuda_state()
+NO_DRIVER = ("Found no NVIDIA driver on your system. Please check that you have an "
+             "NVIDIA GPU and installed a driver from "
+             "http://www.nvidia.com/Download/index.aspx")
+# What asking for a CUDA device raises here: a build without the CUDA part
+# answers as CPU-only PyTorch, one with it as a CUDA build of PyTorch on a
+# machine with no driver.
+NO_CUDA = (("RuntimeError", NO_DRIVER) if CUDA_BUILT
+           else ("AssertionError", "Torch not compiled with CUDA enabled"))
+
+
+def raises_no_cuda():
+    """pytest.raises for NO_CUDA, the whole message."""
+    import re
+
+    import pytest
+    exc = RuntimeError if CUDA_BUILT else AssertionError
+    return pytest.raises(exc, match="^%s$" % re.escape(NO_CUDA[1]))
+
+
+def no_gpu_here():
+    """Skip where a CUDA driver is present: CUDA starts there, and these
+    tests are about the answers given without it."""
+    import pytest
+    if CUDA_BUILT and CUDA_DRIVER:
+        pytest.skip("a CUDA driver is present")

@@ -23,7 +23,8 @@ import numpy as np
 import pytest
 
 import ctorch
-from helpers import dt, error_of, geometry, same_error, same_tensor  # noqa: F401
+from helpers import (CUDA_BUILT, dt, error_of, geometry, no_gpu_here,  # noqa: F401
+                     raises_no_cuda, same_error, same_tensor)
 
 PY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
 
@@ -372,7 +373,8 @@ def test_tensor_requires_grad_and_device():
     assert str(info.value) == ("Only Tensors of floating point and complex dtype can "
                                "require gradients")
     assert ctorch.tensor(1, device="cpu").device == ctorch.device("cpu")
-    with pytest.raises(AssertionError, match="^Torch not compiled with CUDA enabled$"):
+    no_gpu_here()
+    with raises_no_cuda():
         ctorch.tensor(1, device="cuda")
 
 
@@ -667,8 +669,9 @@ def test_factory_errors():
         ctorch.zeros((2, 2.5))
     assert str(info.value).startswith("zeros(): argument 'size' must be tuple of ")
     assert str(info.value).endswith(", but found element of type float at pos 2")
+    no_gpu_here()
     for device in ("cuda", "cuda:1", 1):
-        with pytest.raises(AssertionError, match="^Torch not compiled with CUDA enabled$"):
+        with raises_no_cuda():
             ctorch.zeros(2, device=device)
     with pytest.raises(RuntimeError, match="^Expected one of cpu, cuda"):
         ctorch.zeros(2, device="gpu")
@@ -679,8 +682,9 @@ def test_factory_errors_vs_torch(torch_ref):
         same_error(lambda: ctorch.zeros(*args), lambda: torch_ref.zeros(*args))
     same_error(lambda: ctorch.zeros(2, dtype=ctorch.int64, requires_grad=True),
                lambda: torch_ref.zeros(2, dtype=torch_ref.int64, requires_grad=True))
-    same_error(lambda: ctorch.zeros(2, device="cuda"),
-               lambda: torch_ref.zeros(2, device="cuda"))
+    if not CUDA_BUILT:      # Debian's torch is a CPU-only build
+        same_error(lambda: ctorch.zeros(2, device="cuda"),
+                   lambda: torch_ref.zeros(2, device="cuda"))
 
 
 # (args, kwargs, dtype, tolist), recorded from torch 1.13
@@ -829,7 +833,8 @@ def test_like_options():
         ctorch.zeros_like(ctorch.ones(2, dtype=ctorch.int64), requires_grad=True)
     with pytest.raises(TypeError):
         ctorch.zeros_like([1, 2])
-    with pytest.raises(AssertionError, match="^Torch not compiled with CUDA enabled$"):
+    no_gpu_here()
+    with raises_no_cuda():
         ctorch.zeros_like(src, device="cuda")
 
 

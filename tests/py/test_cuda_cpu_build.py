@@ -1,8 +1,34 @@
-"""ctorch.cuda without a CUDA build: what PyTorch's CPU build answers."""
+"""ctorch.cuda without a CUDA build: what PyTorch's CPU build answers.
+
+A build with the CUDA part (libctorch_cuda.so) answers as a CUDA build of
+PyTorch (test_cuda.py); there these tests run in a copy of the package
+without that library, which is what a build without CUDA is."""
+import os
+import shutil
+import subprocess
+import sys
+
 import pytest
 
 import ctorch
-from helpers import error_of
+from helpers import CUDA_BUILT, error_of
+
+cpu_only = pytest.mark.skipif(CUDA_BUILT, reason="this build has the CUDA part "
+                              "(test_in_a_copy_without_the_cuda_part runs these)")
+
+
+@pytest.mark.skipif(not CUDA_BUILT, reason="this build has no CUDA part")
+def test_in_a_copy_without_the_cuda_part(tmp_path):
+    pkg = os.path.dirname(os.path.abspath(ctorch.__file__))
+    shutil.copytree(pkg, tmp_path / "ctorch",
+                    ignore=shutil.ignore_patterns("libctorch_cuda.so", "__pycache__"))
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    env.pop("CTORCH_TEST_PYDIR", None)
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        os.path.abspath(__file__)], env=env, capture_output=True, text=True,
+                       cwd=os.path.dirname(os.path.abspath(__file__)), timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert " passed" in p.stdout and "failed" not in p.stdout, p.stdout
 
 NEEDS_DEVICE = ["current_device", "synchronize", "get_device_name", "get_device_capability",
                 "get_device_properties", "initial_seed", "get_rng_state", "current_stream",
@@ -21,6 +47,7 @@ def _call(mod, name):
     return f
 
 
+@cpu_only
 def test_answers():
     c = ctorch.cuda
     assert (c.is_available(), c.device_count(), c.is_initialized()) == (False, 0, False)
@@ -34,6 +61,7 @@ def test_answers():
     assert error_of(lambda: c.set_device(0)) == ASSERT
 
 
+@cpu_only
 def test_tensor_and_module_moves():
     assert error_of(lambda: ctorch.zeros(2).cuda()) == ASSERT
     assert error_of(lambda: ctorch.zeros(2).to(0)) == ASSERT
@@ -42,6 +70,7 @@ def test_tensor_and_module_moves():
     assert error_of(lambda: ctorch.nn.Linear(2, 2).cuda()) == ASSERT
 
 
+@cpu_only
 def test_device_context():
     with ctorch.cuda.device(None):
         pass
@@ -54,6 +83,7 @@ def test_device_context():
             pass
 
 
+@cpu_only
 def test_against_torch(torch_ref):
     if torch_ref.cuda.is_available():
         pytest.skip("a CUDA build of torch answers differently")

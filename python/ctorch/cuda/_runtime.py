@@ -1,0 +1,376 @@
+"""ctorch.cuda as a CUDA build of PyTorch has it, over _C's _cuda_* calls
+(csrc/python/cuda.c, include/ctorch/cuda.h).
+
+CUDA starts on first need (_lazy_init), as in PyTorch: seeding queued
+before it, memory queries answering 0 and empty_cache doing nothing until
+then.  Without a driver or a GPU, is_available() is False and starting
+raises PyTorch's RuntimeError.  Streams and events wrap the C handles; the
+current stream is kept per thread and device.
+
+Not there yet: tensors on CUDA devices (Tensor.cuda() raises
+NotImplementedError once CUDA runs) and the CUDA random generator (the
+seeding calls are accepted and have nothing to seed).
+"""
+import threading
+
+from .. import _C
+
+from . import _cpu_build
+
+# the CPU build's names, and what only a build with CUDA has
+__all__ = _cpu_build.__all__ + ["memory_stats", "Stream", "Event", "stream",
+                                "set_stream", "StreamContext"]
+
+_initialized = False
+_init_lock = threading.Lock()
+_tls = threading.local()            # .streams: {device index: Stream}
+
+
+def _is_compiled():
+    return True
+
+
+def device_count():
+    return _C._cuda_getDeviceCount()
+
+
+def is_available():
+    return device_count() > 0
+
+
+def is_initialized():
+    return _initialized
+
+
+def _lazy_init():
+    global _initialized
+    if _initialized:
+        return
+    with _init_lock:
+        if not _initialized:
+            _C._cuda_init()
+            _initialized = True
+
+
+init = _lazy_init
+
+
+def _device_index(dev, optional=False):
+    """torch.cuda._utils._get_device_index: an int, a 'cuda[:N]' string or
+    device, a ctorch.cuda.device.  Without an index: the current device when
+    optional (None when no GPU is available, as in PyTorch), else a
+    ValueError."""
+    if isinstance(dev, device):
+        return dev.idx
+    if isinstance(dev, str):
+        from .. import device as _device
+        dev = _device(dev)
+    if isinstance(dev, int):
+        return dev
+    if dev is not None:
+        if dev.type != "cuda":
+            raise ValueError("Expected a cuda device, but got: {}".format(dev))
+        if dev.index is not None:
+            return dev.index
+    if optional:
+        return current_device() if is_available() else None
+    raise ValueError("Expected a torch.device with a specified index or an integer, "
+                     "but got:{}".format(dev))
+
+
+def current_device():
+    _lazy_init()
+    return _C._cuda_getDevice()
+
+
+def set_device(device):
+    d = _device_index(device)
+    if d >= 0:
+        _lazy_init()
+        _C._cuda_setDevice(d)
+
+
+class device:
+    """Context manager selecting a CUDA device; -1 does nothing."""
+
+    def __init__(self, device):
+        self.idx = _device_index(device, optional=True)
+        self.prev_idx = -1
+
+    def __enter__(self):
+        if self.idx == -1:
+            return
+        self.prev_idx = current_device()
+        if self.prev_idx != self.idx:
+            set_device(self.idx)
+
+    def __exit__(self, *exc):
+        if self.prev_idx != self.idx:
+            set_device(self.prev_idx)
+        return False
+
+
+class device_of(device):
+    """device(obj's device), a no-op for CPU objects."""
+
+    def __init__(self, obj):
+        d = getattr(obj, "device", None)
+        super().__init__(d.index if d is not None and d.type == "cuda" else -1)
+
+
+def synchronize(device=None):
+    _lazy_init()
+    _C._cuda_synchronize(_device_index(device, optional=True))
+
+
+class _CudaDeviceProperties:
+    def __init__(self, name, major, minor, total_memory, multi_processor_count):
+        self.name = name
+        self.major = major
+        self.minor = minor
+        self.total_memory = total_memory
+        self.multi_processor_count = multi_processor_count
+
+    def __repr__(self):
+        return ("_CudaDeviceProperties(name='%s', major=%d, minor=%d, total_memory=%dMB, "
+                "multi_processor_count=%d)" % (self.name, self.major, self.minor,
+                                               self.total_memory // (1024 * 1024),
+                                               self.multi_processor_count))
+
+
+def get_device_properties(device):
+    _lazy_init()
+    d = _device_index(device, optional=True)
+    if d < 0 or d >= device_count():
+        raise AssertionError("Invalid device id")
+    return _CudaDeviceProperties(*_C._cuda_getDeviceProperties(d))
+
+
+def get_device_name(device=None):
+    return get_device_properties(device).name
+
+
+def get_device_capability(device=None):
+    p = get_device_properties(device)
+    return p.major, p.minor
+
+
+def is_bf16_supported():
+    return get_device_capability(current_device())[0] >= 8
+
+
+def mem_get_info(device=None):
+    _lazy_init()
+    return _C._cuda_memGetInfo(_device_index(device, optional=True))
+
+
+# --- memory --------------------------------------------------------------------
+
+def memory_stats(device=None):
+    if not is_initialized():
+        return {}
+    return _C._cuda_memoryStats(_device_index(device, optional=True))
+
+
+def _stat(key):
+    def f(device=None):
+        return memory_stats(device).get(key, 0)
+    f.__name__ = f.__qualname__ = key
+    return f
+
+
+memory_allocated = _stat("allocated_bytes.all.current")
+max_memory_allocated = _stat("allocated_bytes.all.peak")
+memory_reserved = _stat("reserved_bytes.all.current")
+max_memory_reserved = _stat("reserved_bytes.all.peak")
+memory_allocated.__name__ = "memory_allocated"
+max_memory_allocated.__name__ = "max_memory_allocated"
+memory_reserved.__name__ = "memory_reserved"
+max_memory_reserved.__name__ = "max_memory_reserved"
+
+
+def reset_peak_memory_stats(device=None):
+    _lazy_init()
+    _C._cuda_resetPeakMemoryStats(_device_index(device, optional=True))
+
+
+def empty_cache():
+    if is_initialized():
+        _C._cuda_emptyCache()
+
+
+# --- seeding: accepted; there is no CUDA generator yet ----------------------------
+
+def _quiet(*args, **kwargs):
+    return None
+
+
+manual_seed = manual_seed_all = seed = seed_all = _quiet
+
+
+def _needs_generator(name):
+    def f(*args, **kwargs):
+        _lazy_init()
+        raise NotImplementedError("ctorch: torch.cuda.%s: the CUDA random generator is "
+                                  "not implemented yet" % name)
+    f.__name__ = f.__qualname__ = name
+    return f
+
+
+for _name in ("initial_seed", "get_rng_state", "get_rng_state_all", "set_rng_state",
+              "set_rng_state_all"):
+    globals()[_name] = _needs_generator(_name)
+del _name
+
+
+# --- streams and events ------------------------------------------------------------
+
+class Stream:
+    """A CUDA stream (cudaStreamNonBlocking) on a device; Stream(device,
+    priority=0).  Streams from current_stream/default_stream wrap the
+    device's default stream."""
+
+    def __init__(self, device=None, priority=0, _handle=None, _owned=True):
+        _lazy_init()
+        self.device_index = _device_index(device, optional=True)
+        if _handle is None:
+            _handle = _C._cuda_streamNew(self.device_index, priority)
+        self.cuda_stream = _handle
+        self._owned = _owned and _handle != 0
+
+    @property
+    def device(self):
+        from .. import device as _device
+        return _device("cuda", self.device_index)
+
+    def __del__(self):
+        if getattr(self, "_owned", False):
+            try:
+                _C._cuda_streamFree(self.cuda_stream)
+            except Exception:       # noqa: BLE001 - interpreter shutdown
+                pass
+
+    def wait_event(self, event):
+        event.wait(self)
+
+    def wait_stream(self, stream):
+        self.wait_event(stream.record_event())
+
+    def record_event(self, event=None):
+        if event is None:
+            event = Event()
+        event.record(self)
+        return event
+
+    def query(self):
+        return _C._cuda_streamQuery(self.cuda_stream)
+
+    def synchronize(self):
+        _C._cuda_streamSynchronize(self.cuda_stream)
+
+    def __eq__(self, other):
+        return (isinstance(other, Stream) and self.cuda_stream == other.cuda_stream
+                and self.device_index == other.device_index)
+
+    def __hash__(self):
+        return hash((self.cuda_stream, self.device_index))
+
+    def __repr__(self):
+        return "<torch.cuda.Stream device=%s cuda_stream=%#x>" % (self.device,
+                                                                 self.cuda_stream)
+
+
+class Event:
+    """A CUDA event, created on first record; elapsed_time needs
+    enable_timing=True on both."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        self.enable_timing = enable_timing
+        self.blocking = blocking
+        self.interprocess = interprocess
+        self._handle = None
+
+    def _made(self):
+        if self._handle is None:
+            _lazy_init()
+            self._handle = _C._cuda_eventNew(self.enable_timing)
+        return self._handle
+
+    def record(self, stream=None):
+        if stream is None:
+            stream = current_stream()
+        _C._cuda_eventRecord(self._made(), stream.cuda_stream)
+
+    def wait(self, stream=None):
+        if stream is None:
+            stream = current_stream()
+        _C._cuda_streamWaitEvent(stream.cuda_stream, self._made())
+
+    def query(self):
+        return True if self._handle is None else _C._cuda_eventQuery(self._handle)
+
+    def synchronize(self):
+        if self._handle is not None:
+            _C._cuda_eventSynchronize(self._handle)
+
+    def elapsed_time(self, end_event):
+        return _C._cuda_eventElapsedTime(self._made(), end_event._made())
+
+    def __del__(self):
+        h = getattr(self, "_handle", None)
+        if h is not None:
+            try:
+                _C._cuda_eventFree(h)
+            except Exception:       # noqa: BLE001 - interpreter shutdown
+                pass
+
+    def __repr__(self):
+        return "<torch.cuda.Event %s>" % ("%#x" % self._handle if self._handle
+                                          else "uninitialized")
+
+
+def _streams():
+    s = getattr(_tls, "streams", None)
+    if s is None:
+        s = _tls.streams = {}
+    return s
+
+
+def default_stream(device=None):
+    _lazy_init()
+    return Stream(device, _handle=0, _owned=False)
+
+
+def current_stream(device=None):
+    _lazy_init()
+    d = _device_index(device, optional=True)
+    return _streams().get(d) or default_stream(d)
+
+
+def set_stream(stream):
+    if stream is not None:
+        _streams()[stream.device_index] = stream
+
+
+class StreamContext:
+    """Make stream the current stream of its device inside the block (None:
+    nothing)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.prev = None
+
+    def __enter__(self):
+        if self.stream is None:
+            return
+        self.prev = current_stream(self.stream.device_index)
+        set_stream(self.stream)
+
+    def __exit__(self, *exc):
+        if self.stream is not None:
+            set_stream(self.prev)
+        return False
+
+
+def stream(stream):
+    return StreamContext(stream)
