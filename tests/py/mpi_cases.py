@@ -301,6 +301,22 @@ def case_ring(r, world):
         dist.all_reduce(t, op=op)
         check(t, expected(m, world, dtype, op), "ring %s %s" % (dtype, NAMES[op]),
               tol=1e-6 if op == Op.AVG else 0.0)
+    # reduce: the ring, then every block to the root; the others' tensors
+    # stay as they were
+    for root in {0, world - 1}:
+        for dtype, op in [(torch.float32, Op.SUM), (torch.int64, Op.MAX),
+                          (torch.float64, Op.AVG)]:
+            t = values(n, r, dtype, op)
+            dist.reduce(t, root, op=op)
+            if r == root:
+                check(t, expected(n, world, dtype, op),
+                      "ring reduce %s to %d" % (NAMES[op], root),
+                      tol=1e-6 if op == Op.AVG else 0.0)
+            else:
+                check(t, as64(values(n, r, dtype, op)), "ring reduce input kept")
+    works = [dist.reduce(values(n, r, torch.float32), 0, async_op=True) for _ in range(3)]
+    for w in works:
+        w.wait()
     # strided: staged through a contiguous copy, then the ring
     base = torch.zeros(n, 3)
     col = base[:, 1]

@@ -72,11 +72,12 @@ void pg_mpi_error(ct_error_state *st, const ct_work *w, int code);
 int pg_mpi_ring_init(void);
 size_t pg_mpi_ring_bytes(void);
 /* Start reducing count elements of dtype d at data in place across comm
- * (rank of size); with scatter_only stop once block `rank` is reduced.
- * NULL when out of memory; *mpi_rc: MPI's answer to the first posts. */
+ * (rank of size): all_reduce; with root >= 0 reduce (into the root's data
+ * only); with scatter_only stop once block `rank` is reduced.  NULL when
+ * out of memory; *mpi_rc: MPI's answer to the first posts. */
 pg_mpi_ring *pg_mpi_ring_start(MPI_Comm comm, unsigned seq, int rank, int size, void *data,
-                               int64_t count, ct_dtype d, ct_redop op, bool scatter_only,
-                               int *mpi_rc);
+                               int64_t count, ct_dtype d, ct_redop op, int root,
+                               bool scatter_only, int *mpi_rc);
 /* Go as far as messages allow (block: to the end); MPI's code, *done when
  * the reduction is complete. */
 int pg_mpi_ring_advance(pg_mpi_ring *g, bool block, bool *done);

@@ -342,13 +342,13 @@ ring_worth(const ct_work *w, int64_t count, ct_dtype d)
 /* Reduce count elements at data as a ring; with e->blocking run it to the
  * end.  MPI's code. */
 static int
-ring_run(pg_mpi_entry *e, void *data, int64_t count, ct_dtype d, bool scatter_only)
+ring_run(pg_mpi_entry *e, void *data, int64_t count, ct_dtype d, int root, bool scatter_only)
 {
     ct_work *w = e->w;
     mpi_group *g = w->pg->be_data;
     int rc;
     e->ring = pg_mpi_ring_start(g->ring_comm, g->rings++, w->pg->rank, w->pg->size, data,
-                                count, d, w->rop, scatter_only, &rc);
+                                count, d, w->rop, root, scatter_only, &rc);
     if (e->ring == NULL) {
         return MPI_ERR_NO_MEM;
     }
@@ -395,7 +395,7 @@ pg_mpi_start(pg_mpi_entry *e, ct_error_state *st)
             return fail_ct(st);
         }
         if (ring_worth(w, n, d)) {
-            rc = ring_run(e, ptr(e->io), n, d, false);
+            rc = ring_run(e, ptr(e->io), n, d, -1, false);
             break;
         }
         rc = bl ? MPI_Allreduce(MPI_IN_PLACE, ptr(e->io), n, T, op, c)
@@ -405,7 +405,10 @@ pg_mpi_start(pg_mpi_entry *e, ct_error_state *st)
         if (stage_io(e, w->in[0], true) < 0) {
             return fail_ct(st);
         }
-        {
+        if (ring_worth(w, n, d)) {
+            rc = ring_run(e, ptr(e->io), n, d, w->root, false);
+        }
+        else {
             void *sb = me == w->root ? MPI_IN_PLACE : ptr(e->io);
             void *rb = me == w->root ? ptr(e->io) : NULL;
             rc = bl ? MPI_Reduce(sb, rb, n, T, op, w->root, c)
@@ -465,7 +468,7 @@ pg_mpi_start(pg_mpi_entry *e, ct_error_state *st)
             return fail_ct(st);
         }
         if (ring_worth(w, e->pack->numel, d)) {
-            rc = ring_run(e, ptr(e->pack), e->pack->numel, d, true);
+            rc = ring_run(e, ptr(e->pack), e->pack->numel, d, -1, true);
             break;
         }
         rc = bl ? MPI_Reduce_scatter_block(ptr(e->pack), ptr(e->out), n, T, op, c)

@@ -1,4 +1,4 @@
-/* csrc/distributed/mpi/pg_mpi_ring.c -- large all_reduce and
+/* csrc/distributed/mpi/pg_mpi_ring.c -- large all_reduce, reduce and
  * reduce_scatter as a ring over MPI point-to-point messages.
  *
  * Note [MPI ring]
@@ -16,7 +16,9 @@
  *   into the scratch, adding it into its own (all indices mod size);
  *   after size-1 steps rank r holds the whole reduction of block r, and
  *   the all-gather steps pass the finished blocks around the ring
- *   (send block r-s, receive block r-s-1 in place).
+ *   (send block r-s, receive block r-s-1 in place); reduce instead sends
+ *   every block to the root in one last step, and a rank other than the
+ *   root reduces a pooled copy, leaving its tensor as it was.
  *
  * Each block travels in segments of at most 1 MiB, all posted at once, and
  * a segment is reduced as soon as it lands, while the later ones are still
@@ -38,6 +40,12 @@ struct pg_mpi_ring {
     MPI_Comm comm;
     int tag, rank, size;
     char *data;                 /* the contiguous tensor, reduced in place */
+    char *work;                 /* what the ring reduces: data, or for reduce on a
+                                 * rank other than the root a copy (pooled) */
+    int root;                   /* reduce: the rank that gathers; else -1 */
+    int work_slot;
+    bool reducing;              /* this step adds what lands (at rstart) */
+    int64_t rstart;
     size_t esize;
     int64_t count, seg;         /* elements in all, per segment */
     pg_reduce_fn reduce;
@@ -142,49 +150,84 @@ mod(int a, int n)
     return ((a % n) + n) % n;
 }
 
-/* Post step g->step's receives and sends. */
+/* Post n elements at p as segments: receives from (or sends to) peer,
+ * into reqs from *k on. */
+static int
+post_range(pg_mpi_ring *g, char *p, int64_t n, int peer, bool send, int *k)
+{
+    for (int64_t off = 0; off < n; off += g->seg) {
+        int64_t len = n - off < g->seg ? n - off : g->seg;
+        char *at = p + (size_t)off * g->esize;
+        int bytes = (int)(len * (int64_t)g->esize);
+        int rc = send ? MPI_Isend(at, bytes, MPI_BYTE, peer, g->tag, g->comm, &g->reqs[*k])
+                      : MPI_Irecv(at, bytes, MPI_BYTE, peer, g->tag, g->comm, &g->reqs[*k]);
+        if (rc != MPI_SUCCESS) {
+            return rc;
+        }
+        (*k)++;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Element i of buf. */
+static char *
+elem(const pg_mpi_ring *g, char *buf, int64_t i)
+{
+    return buf + (size_t)i * g->esize;
+}
+
+/* Post step g->step's receives (reqs[0, nrecv)) and sends (after them):
+ * a reduce-scatter step, an all-gather step, or reduce's last step where
+ * every rank sends its reduced block to the root. */
 static int
 post(pg_mpi_ring *g)
 {
-    int r = g->rank, n = g->size, s = g->step;
-    bool reducing = s < n - 1;
-    int sb = reducing ? mod(r - 1 - s, n) : mod(r - (s - (n - 1)), n);
-    int rb = reducing ? mod(r - 2 - s, n) : mod(r - (s - (n - 1)) - 1, n);
+    int r = g->rank, n = g->size, s = g->step, rc = MPI_SUCCESS;
     int right = (r + 1) % n, left = mod(r - 1, n);
-    int64_t s0 = block_at(g, sb), s1 = block_at(g, sb + 1);
-    int64_t r0 = block_at(g, rb), r1 = block_at(g, rb + 1);
-    g->nrecv = (int)((r1 - r0 + g->seg - 1) / g->seg);
-    g->nsend = (int)((s1 - s0 + g->seg - 1) / g->seg);
     g->landed = 0;
     g->posted = true;
-    for (int i = 0; i < g->nrecv; i++) {
-        int64_t at = r0 + i * g->seg, k = r1 - at < g->seg ? r1 - at : g->seg;
-        char *dst = reducing ? g->scratch + (size_t)(at - r0) * g->esize
-                             : g->data + (size_t)at * g->esize;
-        int rc = MPI_Irecv(dst, (int)(k * (int64_t)g->esize), MPI_BYTE, left, g->tag,
-                           g->comm, &g->reqs[i]);
-        if (rc != MPI_SUCCESS) {
-            return rc;
+    g->nrecv = g->nsend = 0;
+    g->reducing = s < n - 1;
+    if (g->root >= 0 && s == n - 1) {
+        /* the gather to the root, into its own tensor */
+        g->reducing = false;
+        int k = 0;
+        for (int q = 0; q < n && r == g->root && rc == MPI_SUCCESS; q++) {
+            if (q != r) {
+                rc = post_range(g, elem(g, g->data, block_at(g, q)),
+                                block_at(g, q + 1) - block_at(g, q), q, false, &k);
+            }
         }
-    }
-    for (int i = 0; i < g->nsend; i++) {
-        int64_t at = s0 + i * g->seg, k = s1 - at < g->seg ? s1 - at : g->seg;
-        int rc = MPI_Isend(g->data + (size_t)at * g->esize, (int)(k * (int64_t)g->esize),
-                           MPI_BYTE, right, g->tag, g->comm, &g->reqs[g->nrecv + i]);
-        if (rc != MPI_SUCCESS) {
-            return rc;
+        g->nrecv = k;
+        if (r != g->root && rc == MPI_SUCCESS) {
+            rc = post_range(g, elem(g, g->work, block_at(g, r)),
+                            block_at(g, r + 1) - block_at(g, r), g->root, true, &k);
         }
+        g->nsend = k - g->nrecv;
+        return rc;
     }
-    return MPI_SUCCESS;
+    int sb = g->reducing ? mod(r - 1 - s, n) : mod(r - (s - (n - 1)), n);
+    int rb = g->reducing ? mod(r - 2 - s, n) : mod(r - (s - (n - 1)) - 1, n);
+    int64_t s0 = block_at(g, sb), s1 = block_at(g, sb + 1);
+    int64_t r0 = block_at(g, rb), r1 = block_at(g, rb + 1);
+    g->rstart = r0;
+    int k = 0;
+    /* a reduce-scatter step lands in the scratch, an all-gather step in place */
+    rc = post_range(g, g->reducing ? g->scratch : elem(g, g->work, r0), r1 - r0, left,
+                    false, &k);
+    g->nrecv = k;
+    if (rc == MPI_SUCCESS) {
+        rc = post_range(g, elem(g, g->work, s0), s1 - s0, right, true, &k);
+    }
+    g->nsend = k - g->nrecv;
+    return rc;
 }
 
 /* Reduce the segments of this step that have landed, in order. */
 static int
 drain(pg_mpi_ring *g, bool block)
 {
-    int r = g->rank, n = g->size, s = g->step;
-    bool reducing = s < n - 1;
-    int64_t r0 = block_at(g, mod(r - 2 - s, n));
+    int64_t end = g->reducing ? block_at(g, mod(g->rank - 2 - g->step, g->size) + 1) : 0;
     while (g->landed < g->nrecv) {
         int flag = 1, rc;
         MPI_Request *q = &g->reqs[g->landed];
@@ -195,12 +238,11 @@ drain(pg_mpi_ring *g, bool block)
         if (!flag) {
             return MPI_SUCCESS;
         }
-        if (reducing) {
+        if (g->reducing) {
             int64_t off = (int64_t)g->landed * g->seg;
-            int64_t end = block_at(g, mod(r - 2 - s, n) + 1) - r0;
-            int64_t k = end - off < g->seg ? end - off : g->seg;
-            g->reduce(g->data + (size_t)(r0 + off) * g->esize,
-                      g->scratch + (size_t)off * g->esize, (size_t)k);
+            int64_t k = end - g->rstart - off < g->seg ? end - g->rstart - off : g->seg;
+            g->reduce(elem(g, g->work, g->rstart + off), elem(g, g->scratch, off),
+                      (size_t)k);
         }
         g->landed++;
     }
@@ -252,7 +294,7 @@ tag_of(unsigned seq)
 
 pg_mpi_ring *
 pg_mpi_ring_start(MPI_Comm comm, unsigned seq, int rank, int size, void *data, int64_t count,
-                  ct_dtype d, ct_redop op, bool scatter_only, int *mpi_rc)
+                  ct_dtype d, ct_redop op, int root, bool scatter_only, int *mpi_rc)
 {
     *mpi_rc = MPI_SUCCESS;
     pg_mpi_ring *g = calloc(1, sizeof *g);
@@ -263,24 +305,34 @@ pg_mpi_ring_start(MPI_Comm comm, unsigned seq, int rank, int size, void *data, i
     g->tag = tag_of(seq);
     g->rank = rank;
     g->size = size;
-    g->data = data;
+    g->data = g->work = data;
+    g->root = root;
     g->count = count;
     g->esize = ct_dtype_itemsize(d);
     g->seg = (int64_t)(SEG_BYTES / g->esize);
     g->reduce = pg_reduce_fn_for(d, op == CT_REDOP_AVG ? CT_REDOP_SUM : op);
     g->scatter_only = scatter_only;
-    g->nsteps = scatter_only ? size - 1 : 2 * (size - 1);
-    g->slot = -1;
-    /* the largest block bounds both the scratch and a step's segments */
+    g->nsteps = scatter_only ? size - 1 : root >= 0 ? size : 2 * (size - 1);
+    g->slot = g->work_slot = -1;
+    /* the largest block bounds both the scratch and a step's segments; the
+     * root's gather receives a block from every other rank */
     int64_t big = 0;
     for (int b = 0; b < size; b++) {
         int64_t k = block_at(g, b + 1) - block_at(g, b);
         big = k > big ? k : big;
     }
     int64_t nseg = (big + g->seg - 1) / g->seg;
-    g->reqs = malloc(2 * (size_t)(nseg > 0 ? nseg : 1) * sizeof *g->reqs);
+    g->reqs = malloc((size_t)(size > 2 ? size : 2) * (size_t)(nseg > 0 ? nseg : 1) *
+                     sizeof *g->reqs);
     g->scratch = scratch_take((size_t)big * g->esize, &g->slot);
-    if (g->reqs == NULL || g->scratch == NULL || g->reduce == NULL) {
+    if (root >= 0 && rank != root && g->scratch != NULL) {
+        /* reduce leaves a non-root's tensor as it was: work on a copy */
+        g->work = scratch_take((size_t)count * g->esize, &g->work_slot);
+        if (g->work != NULL) {
+            memcpy(g->work, data, (size_t)count * g->esize);
+        }
+    }
+    if (g->reqs == NULL || g->scratch == NULL || g->work == NULL || g->reduce == NULL) {
         pg_mpi_ring_free(g);
         return NULL;
     }
@@ -295,9 +347,14 @@ pg_mpi_ring_free(pg_mpi_ring *g)
         return;
     }
     /* a ring abandoned after an error may still have a receive in flight
-     * into its scratch: that buffer leaks rather than being reused */
-    if (g->scratch != NULL && (!g->posted || g->step >= g->nsteps)) {
-        scratch_give(g->scratch, g->slot);
+     * into its buffers: they leak rather than being reused */
+    if (!g->posted || g->step >= g->nsteps) {
+        if (g->scratch != NULL) {
+            scratch_give(g->scratch, g->slot);
+        }
+        if (g->work != NULL && g->work != g->data) {
+            scratch_give(g->work, g->work_slot);
+        }
     }
     free(g->reqs);
     free(g);
