@@ -244,19 +244,25 @@ cuda_event_query(PyObject *self, PyObject *arg)
     return query(arg, ct_cuda_event_query);
 }
 
+/* Two handles from args; 0 or -1 with the exception set. */
+static int
+two_handles(PyObject *args, void **a, void **b)
+{
+    PyObject *x, *y;
+    if (!PyArg_ParseTuple(args, "OO", &x, &y)) {
+        return -1;
+    }
+    *a = handle(x);
+    *b = handle(y);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
 /* f(a, b) on two handles -> None */
 static PyObject *
 on_pair(PyObject *args, int (*f)(void *, void *))
 {
-    PyObject *a, *b;
-    if (!PyArg_ParseTuple(args, "OO", &a, &b)) {
-        return NULL;
-    }
-    void *ha = handle(a), *hb = handle(b);
-    if (PyErr_Occurred()) {
-        return NULL;
-    }
-    return ok_or_raise(f(ha, hb));
+    void *a, *b;
+    return two_handles(args, &a, &b) < 0 ? NULL : ok_or_raise(f(a, b));
 }
 
 static PyObject *
@@ -277,17 +283,12 @@ static PyObject *
 cuda_event_elapsed(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *a, *b;
+    void *a, *b;
     float ms;
-    if (!PyArg_ParseTuple(args, "OO", &a, &b)) {
+    if (two_handles(args, &a, &b) < 0) {
         return NULL;
     }
-    void *ha = handle(a), *hb = handle(b);
-    if (PyErr_Occurred()) {
-        return NULL;
-    }
-    return ct_cuda_event_elapsed_ms(ha, hb, &ms) < 0 ? ctpy_raise()
-                                                     : PyFloat_FromDouble(ms);
+    return ct_cuda_event_elapsed_ms(a, b, &ms) < 0 ? ctpy_raise() : PyFloat_FromDouble(ms);
 }
 
 PyMethodDef ctpy_cuda_functions[] = {
