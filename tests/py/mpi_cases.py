@@ -335,6 +335,8 @@ def case_ring(r, world):
     dist.reduce_scatter_tensor(o, src, op=Op.MAX)
     check(o, np.max([as64(values(k, q + r, torch.float32)) for q in range(world)], axis=0),
           "ring reduce_scatter_tensor max")
+    check(src, np.concatenate([as64(values(k, r + q, torch.float32)) for q in range(world)]),
+          "ring reduce_scatter_tensor input kept")
     # a subgroup of the even ranks has its own ring
     evens = list(range(0, world, 2))
     g = dist.new_group(evens)

@@ -115,9 +115,10 @@ step(done_set *done)
         pg_mpi_entry *e = *pp;
         int flag = 0, rc;
         if (e->ring != NULL) {
-            bool fin = false;
-            rc = pg_mpi_ring_advance(e->ring, false, &fin);
+            bool fin = false, went = false;
+            rc = pg_mpi_ring_advance(e->ring, false, &fin, &went);
             flag = fin;
+            moved |= went; /* a ring moving on is progress: no back-off */
         }
         else {
             rc = MPI_Test(&e->req, &flag, &e->status);

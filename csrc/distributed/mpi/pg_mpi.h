@@ -71,16 +71,35 @@ void pg_mpi_error(ct_error_state *st, const ct_work *w, int code);
  * (collective over the world, once) takes the size from rank 0. */
 int pg_mpi_ring_init(void);
 size_t pg_mpi_ring_bytes(void);
-/* Start reducing count elements of dtype d at data in place across comm
- * (rank of size): all_reduce; with root >= 0 reduce (into the root's data
- * only); with scatter_only stop once block `rank` is reduced.  NULL when
- * out of memory; *mpi_rc: MPI's answer to the first posts. */
-pg_mpi_ring *pg_mpi_ring_start(MPI_Comm comm, unsigned seq, int rank, int size, void *data,
-                               int64_t count, ct_dtype d, ct_redop op, int root,
-                               bool scatter_only, int *mpi_rc);
-/* Go as far as messages allow (block: to the end); MPI's code, *done when
- * the reduction is complete. */
-int pg_mpi_ring_advance(pg_mpi_ring *g, bool block, bool *done);
+/* What a ring reduces: count elements of dtype at data (inside owner's
+ * storage, which the ring holds) across comm, where this process is rank
+ * of size.  all_reduce by default; root >= 0: reduce into the root's data
+ * only; scatter_only: stop once block `rank` is reduced (reduce_scatter);
+ * copy_in: leave data as it was and reduce a pooled copy
+ * (pg_mpi_ring_result). */
+typedef struct {
+    MPI_Comm comm;
+    unsigned seq;
+    int rank, size;
+    void *data;
+    ct_tensor *owner;
+    int64_t count;
+    ct_dtype dtype;
+    ct_redop op;
+    int root;
+    bool scatter_only, copy_in;
+} pg_mpi_ring_spec;
+
+/* NULL when out of memory; *mpi_rc: MPI's answer to the first posts. */
+pg_mpi_ring *pg_mpi_ring_start(const pg_mpi_ring_spec *spec, int *mpi_rc);
+/* Go as far as messages allow (block: to the end); MPI's code.  *done
+ * when the reduction is complete, *moved when anything landed or left. */
+int pg_mpi_ring_advance(pg_mpi_ring *g, bool block, bool *done, bool *moved);
+/* Where the reduced values are (data, or the copy). */
+const char *pg_mpi_ring_result(const pg_mpi_ring *g);
+/* A ring given up after an error keeps its buffers and its owner's
+ * storage (MPI may still write into them): that memory leaks rather than
+ * being reused or freed under a live receive. */
 void pg_mpi_ring_free(pg_mpi_ring *g);
 
 #endif

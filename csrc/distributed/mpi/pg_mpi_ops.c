@@ -330,6 +330,12 @@ row_elems(const ct_tensor *t)
 
 /* --- start ------------------------------------------------------------------------ */
 
+static void *
+ptr(const ct_tensor *t)
+{
+    return t != NULL ? ct_tensor_data(t) : NULL;
+}
+
 /* Whether reducing count elements of d runs as a ring (Note [MPI ring]):
  * large enough, and a block for every rank. */
 static bool
@@ -339,30 +345,31 @@ ring_worth(const ct_work *w, int64_t count, ct_dtype d)
            (size_t)count * ct_dtype_itemsize(d) >= pg_mpi_ring_bytes();
 }
 
-/* Reduce count elements at data as a ring; with e->blocking run it to the
- * end.  MPI's code. */
+/* Reduce count elements at data (in owner) as a ring (root >= 0: reduce;
+ * scatter_only: reduce_scatter; copy_in: leave data as it was); with
+ * e->blocking run it to the end.  MPI's code. */
 static int
-ring_run(pg_mpi_entry *e, void *data, int64_t count, ct_dtype d, int root, bool scatter_only)
+ring_run(pg_mpi_entry *e, ct_tensor *owner, int64_t count, int root, bool scatter_only,
+         bool copy_in)
 {
     ct_work *w = e->w;
     mpi_group *g = w->pg->be_data;
+    pg_mpi_ring_spec spec = {
+        .comm = g->ring_comm, .seq = g->rings++, .rank = w->pg->rank,
+        .size = w->pg->size, .data = ptr(owner), .owner = owner, .count = count,
+        .dtype = owner->dtype, .op = w->rop, .root = root,
+        .scatter_only = scatter_only, .copy_in = copy_in,
+    };
     int rc;
-    e->ring = pg_mpi_ring_start(g->ring_comm, g->rings++, w->pg->rank, w->pg->size, data,
-                                count, d, w->rop, root, scatter_only, &rc);
+    e->ring = pg_mpi_ring_start(&spec, &rc);
     if (e->ring == NULL) {
         return MPI_ERR_NO_MEM;
     }
-    bool done = false;
+    bool done = false, moved;
     while (rc == MPI_SUCCESS && e->blocking && !done) {
-        rc = pg_mpi_ring_advance(e->ring, true, &done);
+        rc = pg_mpi_ring_advance(e->ring, true, &done, &moved);
     }
     return rc;
-}
-
-static void *
-ptr(const ct_tensor *t)
-{
-    return t != NULL ? ct_tensor_data(t) : NULL;
 }
 
 int
@@ -395,7 +402,7 @@ pg_mpi_start(pg_mpi_entry *e, ct_error_state *st)
             return fail_ct(st);
         }
         if (ring_worth(w, n, d)) {
-            rc = ring_run(e, ptr(e->io), n, d, -1, false);
+            rc = ring_run(e, e->io, n, -1, false, false);
             break;
         }
         rc = bl ? MPI_Allreduce(MPI_IN_PLACE, ptr(e->io), n, T, op, c)
@@ -406,7 +413,7 @@ pg_mpi_start(pg_mpi_entry *e, ct_error_state *st)
             return fail_ct(st);
         }
         if (ring_worth(w, n, d)) {
-            rc = ring_run(e, ptr(e->io), n, d, w->root, false);
+            rc = ring_run(e, e->io, n, w->root, false, me != w->root);
         }
         else {
             void *sb = me == w->root ? MPI_IN_PLACE : ptr(e->io);
@@ -468,7 +475,9 @@ pg_mpi_start(pg_mpi_entry *e, ct_error_state *st)
             return fail_ct(st);
         }
         if (ring_worth(w, e->pack->numel, d)) {
-            rc = ring_run(e, ptr(e->pack), e->pack->numel, d, -1, true);
+            /* the tensor form's input is the caller's own when contiguous:
+             * reduce a copy, as MPI_Reduce_scatter_block leaves it */
+            rc = ring_run(e, e->pack, e->pack->numel, -1, true, e->pack == w->in[0]);
             break;
         }
         rc = bl ? MPI_Reduce_scatter_block(ptr(e->pack), ptr(e->out), n, T, op, c)
@@ -583,7 +592,8 @@ pg_mpi_finish(pg_mpi_entry *e, ct_error_state *st)
         if (e->ring != NULL) {
             /* the ring left this rank's reduced block in place in the pack */
             size_t bytes = (size_t)e->out->numel * ct_dtype_itemsize(e->out->dtype);
-            memcpy(ptr(e->out), (char *)ptr(e->pack) + (size_t)w->pg->rank * bytes, bytes);
+            memcpy(ptr(e->out), pg_mpi_ring_result(e->ring) + (size_t)w->pg->rank * bytes,
+                   bytes);
         }
         if (average(w, e->out) < 0) {
             return fail_ct(st);

@@ -40,8 +40,8 @@ struct pg_mpi_ring {
     MPI_Comm comm;
     int tag, rank, size;
     char *data;                 /* the contiguous tensor, reduced in place */
-    char *work;                 /* what the ring reduces: data, or for reduce on a
-                                 * rank other than the root a copy (pooled) */
+    char *work;                 /* what the ring reduces: data, or a pooled copy */
+    ct_tensor *owner;           /* holds data's storage (a reference) */
     int root;                   /* reduce: the rank that gathers; else -1 */
     int work_slot;
     bool reducing;              /* this step adds what lands (at rstart) */
@@ -249,8 +249,8 @@ drain(pg_mpi_ring *g, bool block)
     return MPI_SUCCESS;
 }
 
-int
-pg_mpi_ring_advance(pg_mpi_ring *g, bool block, bool *done)
+static int
+advance(pg_mpi_ring *g, bool block, bool *done)
 {
     *done = false;
     while (g->step < g->nsteps) {
@@ -279,6 +279,21 @@ pg_mpi_ring_advance(pg_mpi_ring *g, bool block, bool *done)
     return MPI_SUCCESS;
 }
 
+int
+pg_mpi_ring_advance(pg_mpi_ring *g, bool block, bool *done, bool *moved)
+{
+    int step0 = g->step, landed0 = g->landed;
+    int rc = advance(g, block, done);
+    *moved = *done || g->step != step0 || g->landed != landed0;
+    return rc;
+}
+
+const char *
+pg_mpi_ring_result(const pg_mpi_ring *g)
+{
+    return g->work;
+}
+
 /* The ring's tag: its number in the group, within MPI's tag range. */
 static int
 tag_of(unsigned seq)
@@ -293,26 +308,28 @@ tag_of(unsigned seq)
 }
 
 pg_mpi_ring *
-pg_mpi_ring_start(MPI_Comm comm, unsigned seq, int rank, int size, void *data, int64_t count,
-                  ct_dtype d, ct_redop op, int root, bool scatter_only, int *mpi_rc)
+pg_mpi_ring_start(const pg_mpi_ring_spec *sp, int *mpi_rc)
 {
     *mpi_rc = MPI_SUCCESS;
     pg_mpi_ring *g = calloc(1, sizeof *g);
     if (g == NULL) {
         return NULL;
     }
-    g->comm = comm;
-    g->tag = tag_of(seq);
-    g->rank = rank;
+    int size = sp->size;
+    g->comm = sp->comm;
+    g->tag = tag_of(sp->seq);
+    g->rank = sp->rank;
     g->size = size;
-    g->data = g->work = data;
-    g->root = root;
-    g->count = count;
-    g->esize = ct_dtype_itemsize(d);
+    g->data = g->work = sp->data;
+    g->owner = sp->owner;
+    ct_tensor_incref(g->owner);
+    g->root = sp->root;
+    g->count = sp->count;
+    g->esize = ct_dtype_itemsize(sp->dtype);
     g->seg = (int64_t)(SEG_BYTES / g->esize);
-    g->reduce = pg_reduce_fn_for(d, op == CT_REDOP_AVG ? CT_REDOP_SUM : op);
-    g->scatter_only = scatter_only;
-    g->nsteps = scatter_only ? size - 1 : root >= 0 ? size : 2 * (size - 1);
+    g->reduce = pg_reduce_fn_for(sp->dtype, sp->op == CT_REDOP_AVG ? CT_REDOP_SUM : sp->op);
+    g->scatter_only = sp->scatter_only;
+    g->nsteps = sp->scatter_only ? size - 1 : sp->root >= 0 ? size : 2 * (size - 1);
     g->slot = g->work_slot = -1;
     /* the largest block bounds both the scratch and a step's segments; the
      * root's gather receives a block from every other rank */
@@ -325,11 +342,10 @@ pg_mpi_ring_start(MPI_Comm comm, unsigned seq, int rank, int size, void *data, i
     g->reqs = malloc((size_t)(size > 2 ? size : 2) * (size_t)(nseg > 0 ? nseg : 1) *
                      sizeof *g->reqs);
     g->scratch = scratch_take((size_t)big * g->esize, &g->slot);
-    if (root >= 0 && rank != root && g->scratch != NULL) {
-        /* reduce leaves a non-root's tensor as it was: work on a copy */
-        g->work = scratch_take((size_t)count * g->esize, &g->work_slot);
+    if (sp->copy_in && g->scratch != NULL) {
+        g->work = scratch_take((size_t)g->count * g->esize, &g->work_slot);
         if (g->work != NULL) {
-            memcpy(g->work, data, (size_t)count * g->esize);
+            memcpy(g->work, g->data, (size_t)g->count * g->esize);
         }
     }
     if (g->reqs == NULL || g->scratch == NULL || g->work == NULL || g->reduce == NULL) {
@@ -346,16 +362,20 @@ pg_mpi_ring_free(pg_mpi_ring *g)
     if (g == NULL) {
         return;
     }
-    /* a ring abandoned after an error may still have a receive in flight
-     * into its buffers: they leak rather than being reused */
-    if (!g->posted || g->step >= g->nsteps) {
-        if (g->scratch != NULL) {
-            scratch_give(g->scratch, g->slot);
-        }
-        if (g->work != NULL && g->work != g->data) {
-            scratch_give(g->work, g->work_slot);
-        }
+    if (g->posted && g->step < g->nsteps) {
+        /* given up after an error: receives may still be live, so their
+         * buffers and the owner's storage stay (a leak, on errors only) */
+        free(g->reqs);
+        free(g);
+        return;
     }
+    if (g->scratch != NULL) {
+        scratch_give(g->scratch, g->slot);
+    }
+    if (g->work != NULL && g->work != g->data) {
+        scratch_give(g->work, g->work_slot);
+    }
+    ct_tensor_decref(g->owner);
     free(g->reqs);
     free(g);
 }
