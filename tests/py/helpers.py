@@ -75,11 +75,35 @@ def two_hosts(tag, loopback=True):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
+_ports_given = set()
+
+
 def free_port():
-    """A TCP port nothing listens on now (bound to port 0, then let go)."""
+    """A TCP port nothing listens on now, each handed out once per process.
+    Taken below the kernel's ephemeral range: a port from bind(0) is one an
+    outgoing connection (another test's client) may take before the caller
+    listens on it, which made a launcher test fail with "Address already in
+    use"."""
+    import random
     import socket
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            top = int(f.read().split()[0]) - 1
+    except (OSError, ValueError, IndexError):
+        top = 32767
+    for _ in range(500):
+        port = random.randint(max(1024, top - 12000), top)
+        if port in _ports_given:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("", port))
+            except OSError:
+                continue
+        _ports_given.add(port)
+        return port
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind(("", 0))
         return s.getsockname()[1]
 
 

@@ -7,7 +7,6 @@ prints the same first-epoch loss (same seeds, same data; the convolutions
 then round differently and the runs drift apart)."""
 import os
 import re
-import socket
 import subprocess
 import sys
 
@@ -33,9 +32,8 @@ def _env(**extra):
 
 
 def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    from helpers import free_port
+    return free_port()
 
 
 def _parse(out):

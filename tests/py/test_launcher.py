@@ -318,10 +318,7 @@ def records(out):
     return {int(r["env"]["RANK"]): r for r in recs}
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("", 0))
-        return s.getsockname()[1]
+from helpers import free_port  # noqa: E402
 
 
 OMP_NOTICE = (
