@@ -151,15 +151,18 @@ FORWARD(int, ct_cuda_memcpy, memcpy, -1,
 FORWARD(int, ct_cuda_stream_new, stream_new, -1, (int device, int priority, void **out),
         (device, priority, out))
 FORWARD(int, ct_cuda_stream_free, stream_free, -1, (void *stream), (stream))
-FORWARD(int, ct_cuda_stream_synchronize, stream_synchronize, -1, (void *stream), (stream))
-FORWARD(int, ct_cuda_stream_query, stream_query, -1, (void *stream, bool *done),
-        (stream, done))
-FORWARD(int, ct_cuda_stream_wait_event, stream_wait_event, -1, (void *stream, void *event),
-        (stream, event))
-FORWARD(int, ct_cuda_event_new, event_new, -1, (bool timing, void **out), (timing, out))
+FORWARD(int, ct_cuda_stream_synchronize, stream_synchronize, -1, (int device, void *stream),
+        (device, stream))
+FORWARD(int, ct_cuda_stream_query, stream_query, -1, (int device, void *stream, bool *done),
+        (device, stream, done))
+FORWARD(int, ct_cuda_stream_wait_event, stream_wait_event, -1,
+        (int device, void *stream, void *event), (device, stream, event))
+FORWARD(int, ct_cuda_event_new, event_new, -1,
+        (int device, bool timing, bool blocking, void **out),
+        (device, timing, blocking, out))
 FORWARD(int, ct_cuda_event_free, event_free, -1, (void *event), (event))
-FORWARD(int, ct_cuda_event_record, event_record, -1, (void *event, void *stream),
-        (event, stream))
+FORWARD(int, ct_cuda_event_record, event_record, -1, (int device, void *event, void *stream),
+        (device, event, stream))
 FORWARD(int, ct_cuda_event_synchronize, event_synchronize, -1, (void *event), (event))
 FORWARD(int, ct_cuda_event_query, event_query, -1, (void *event, bool *done),
         (event, done))

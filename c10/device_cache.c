@@ -370,9 +370,15 @@ ct_device_cache_alloc(ct_device_cache *c, int device, void *stream, size_t size)
     if (size == 0) {
         return NULL;
     }
+    pthread_mutex_lock(&c->lock);
+    if (size > ((size_t)1 << 62)) {
+        /* no device has this much, and rounding it would wrap around */
+        out_of_memory(c, device, size);
+        pthread_mutex_unlock(&c->lock);
+        return NULL;
+    }
     size = ct_device_cache_round(size);
     bool small = size <= SMALL_MAX;
-    pthread_mutex_lock(&c->lock);
     process_events(c);
     block_set *pool = small ? &c->small : &c->large;
     size_t i = lower_free(pool, device, stream, size, NULL);

@@ -6,7 +6,7 @@
 
 #include <ctorch/cuda.h>
 
-#define CT_CUDA_ABI 1
+#define CT_CUDA_ABI 2
 
 typedef struct ct_cuda_backend {
     int abi;
@@ -26,12 +26,12 @@ typedef struct ct_cuda_backend {
     int (*memcpy)(void *dst, const void *src, size_t n, void *stream, bool blocking);
     int (*stream_new)(int device, int priority, void **out);
     int (*stream_free)(void *stream);
-    int (*stream_synchronize)(void *stream);
-    int (*stream_query)(void *stream, bool *done);
-    int (*stream_wait_event)(void *stream, void *event);
-    int (*event_new)(bool timing, void **out);
+    int (*stream_synchronize)(int device, void *stream);
+    int (*stream_query)(int device, void *stream, bool *done);
+    int (*stream_wait_event)(int device, void *stream, void *event);
+    int (*event_new)(int device, bool timing, bool blocking, void **out);
     int (*event_free)(void *event);
-    int (*event_record)(void *event, void *stream);
+    int (*event_record)(int device, void *event, void *stream);
     int (*event_synchronize)(void *event);
     int (*event_query)(void *event, bool *done);
     int (*event_elapsed_ms)(void *start, void *end, float *ms);

@@ -175,13 +175,19 @@ raw_free(void *ctx, int device, void *p)
     ct_error_clear();
 }
 
+/* An event recorded now on stream, on the stream's own device (a block of
+ * one device may be used by another device's stream); NULL on failure. */
 static void *
 cache_event_record(void *ctx, int device, void *stream)
 {
     (void)ctx;
-    int prev;
+    int prev, on = device;
     cudaEvent_t ev = NULL;
-    if (guard(device, &prev) < 0) {
+    if (stream != NULL && cudaStreamGetDevice((cudaStream_t)stream, &on) != cudaSuccess) {
+        (void)cudaGetLastError();
+        on = device;
+    }
+    if (guard(on, &prev) < 0) {
         ct_error_clear();
         return NULL;
     }
@@ -193,7 +199,7 @@ cache_event_record(void *ctx, int device, void *stream)
         }
         ev = NULL;
     }
-    unguard(device, prev);
+    unguard(on, prev);
     return ev;
 }
 
@@ -344,9 +350,15 @@ stream_free(void *stream)
 }
 
 static int
-stream_synchronize(void *stream)
+stream_synchronize(int device, void *stream)
 {
-    return check(cudaStreamSynchronize((cudaStream_t)stream));
+    int prev;
+    if (guard(device, &prev) < 0) {
+        return -1;
+    }
+    cudaError_t e = cudaStreamSynchronize((cudaStream_t)stream);
+    unguard(device, prev);
+    return check(e);
 }
 
 /* A query's answer: done, not yet (no error), or an error. */
@@ -358,25 +370,44 @@ query_result(cudaError_t e, bool *done)
 }
 
 static int
-stream_query(void *stream, bool *done)
+stream_query(int device, void *stream, bool *done)
 {
-    return query_result(cudaStreamQuery((cudaStream_t)stream), done);
+    int prev;
+    if (guard(device, &prev) < 0) {
+        return -1;
+    }
+    cudaError_t e = cudaStreamQuery((cudaStream_t)stream);
+    unguard(device, prev);
+    return query_result(e, done);
 }
 
 static int
-stream_wait_event(void *stream, void *event)
+stream_wait_event(int device, void *stream, void *event)
 {
-    return check(cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)event, 0));
+    int prev;
+    if (guard(device, &prev) < 0) {
+        return -1;
+    }
+    cudaError_t e = cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)event, 0);
+    unguard(device, prev);
+    return check(e);
 }
 
 static int
-event_new(bool timing, void **out)
+event_new(int device, bool timing, bool blocking, void **out)
 {
+    unsigned flags = (timing ? cudaEventDefault : cudaEventDisableTiming) |
+                     (blocking ? cudaEventBlockingSync : 0);
     cudaEvent_t ev = NULL;
-    int rc = check(cudaEventCreateWithFlags(&ev, timing ? cudaEventDefault
-                                                         : cudaEventDisableTiming));
+    int prev;
+    *out = NULL;
+    if (valid(device) < 0 || guard(device, &prev) < 0) {
+        return -1;
+    }
+    cudaError_t e = cudaEventCreateWithFlags(&ev, flags);
+    unguard(device, prev);
     *out = ev;
-    return rc;
+    return check(e);
 }
 
 static int
@@ -386,9 +417,15 @@ event_free(void *event)
 }
 
 static int
-event_record(void *event, void *stream)
+event_record(int device, void *event, void *stream)
 {
-    return check(cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream));
+    int prev;
+    if (guard(device, &prev) < 0) {
+        return -1;
+    }
+    cudaError_t e = cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream);
+    unguard(device, prev);
+    return check(e);
 }
 
 static int

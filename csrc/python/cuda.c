@@ -165,15 +165,86 @@ cuda_stream_new(PyObject *self, PyObject *args)
 }
 
 static PyObject *
-cuda_event_new(PyObject *self, PyObject *arg)
+cuda_event_new(PyObject *self, PyObject *args)
 {
     (void)self;
+    int d, timing, blocking;
     void *e;
-    int timing = PyObject_IsTrue(arg);
-    if (timing < 0) {
+    if (!PyArg_ParseTuple(args, "ipp", &d, &timing, &blocking)) {
         return NULL;
     }
-    return ct_cuda_event_new(timing, &e) < 0 ? ctpy_raise() : PyLong_FromVoidPtr(e);
+    return ct_cuda_event_new(d, timing, blocking, &e) < 0 ? ctpy_raise()
+                                                          : PyLong_FromVoidPtr(e);
+}
+
+/* (device, stream handle): the stream waits, or is asked, on its device */
+static int
+device_and_handle(PyObject *args, int *d, void **h)
+{
+    PyObject *o;
+    if (!PyArg_ParseTuple(args, "iO", d, &o)) {
+        return -1;
+    }
+    *h = handle(o);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+static PyObject *
+cuda_stream_synchronize(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int d, rc;
+    void *h;
+    if (device_and_handle(args, &d, &h) < 0) {
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    rc = ct_cuda_stream_synchronize(d, h);
+    Py_END_ALLOW_THREADS
+    return ok_or_raise(rc);
+}
+
+static PyObject *
+cuda_stream_query(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int d;
+    void *h;
+    bool done = false;
+    if (device_and_handle(args, &d, &h) < 0) {
+        return NULL;
+    }
+    return ct_cuda_stream_query(d, h, &done) < 0 ? ctpy_raise() : PyBool_FromLong(done);
+}
+
+/* (device, a, b): f(device, a, b) -> None */
+static PyObject *
+on_device_pair(PyObject *args, int (*f)(int, void *, void *))
+{
+    PyObject *x, *y;
+    int d;
+    if (!PyArg_ParseTuple(args, "iOO", &d, &x, &y)) {
+        return NULL;
+    }
+    void *a = handle(x), *b = handle(y);
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    return ok_or_raise(f(d, a, b));
+}
+
+static PyObject *
+cuda_stream_wait_event(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return on_device_pair(args, ct_cuda_stream_wait_event);
+}
+
+static PyObject *
+cuda_event_record(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return on_device_pair(args, ct_cuda_event_record);
 }
 
 /* f(handle) -> None, with the GIL released (it may wait). */
@@ -199,13 +270,6 @@ cuda_stream_free(PyObject *self, PyObject *arg)
 }
 
 static PyObject *
-cuda_stream_synchronize(PyObject *self, PyObject *arg)
-{
-    (void)self;
-    return on_handle(arg, ct_cuda_stream_synchronize);
-}
-
-static PyObject *
 cuda_event_free(PyObject *self, PyObject *arg)
 {
     (void)self;
@@ -220,28 +284,15 @@ cuda_event_synchronize(PyObject *self, PyObject *arg)
 }
 
 static PyObject *
-query(PyObject *arg, int (*f)(void *, bool *))
+cuda_event_query(PyObject *self, PyObject *arg)
 {
+    (void)self;
     void *h = handle(arg);
     bool done = false;
     if (h == NULL && PyErr_Occurred()) {
         return NULL;
     }
-    return f(h, &done) < 0 ? ctpy_raise() : PyBool_FromLong(done);
-}
-
-static PyObject *
-cuda_stream_query(PyObject *self, PyObject *arg)
-{
-    (void)self;
-    return query(arg, ct_cuda_stream_query);
-}
-
-static PyObject *
-cuda_event_query(PyObject *self, PyObject *arg)
-{
-    (void)self;
-    return query(arg, ct_cuda_event_query);
+    return ct_cuda_event_query(h, &done) < 0 ? ctpy_raise() : PyBool_FromLong(done);
 }
 
 /* Two handles from args; 0 or -1 with the exception set. */
@@ -255,28 +306,6 @@ two_handles(PyObject *args, void **a, void **b)
     *a = handle(x);
     *b = handle(y);
     return PyErr_Occurred() ? -1 : 0;
-}
-
-/* f(a, b) on two handles -> None */
-static PyObject *
-on_pair(PyObject *args, int (*f)(void *, void *))
-{
-    void *a, *b;
-    return two_handles(args, &a, &b) < 0 ? NULL : ok_or_raise(f(a, b));
-}
-
-static PyObject *
-cuda_stream_wait_event(PyObject *self, PyObject *args)
-{
-    (void)self;
-    return on_pair(args, ct_cuda_stream_wait_event);
-}
-
-static PyObject *
-cuda_event_record(PyObject *self, PyObject *args)
-{
-    (void)self;
-    return on_pair(args, ct_cuda_event_record);
 }
 
 static PyObject *
@@ -305,10 +334,10 @@ PyMethodDef ctpy_cuda_functions[] = {
     {"_cuda_emptyCache", cuda_empty_cache, METH_NOARGS, NULL},
     {"_cuda_streamNew", cuda_stream_new, METH_VARARGS, NULL},
     {"_cuda_streamFree", cuda_stream_free, METH_O, NULL},
-    {"_cuda_streamSynchronize", cuda_stream_synchronize, METH_O, NULL},
-    {"_cuda_streamQuery", cuda_stream_query, METH_O, NULL},
+    {"_cuda_streamSynchronize", cuda_stream_synchronize, METH_VARARGS, NULL},
+    {"_cuda_streamQuery", cuda_stream_query, METH_VARARGS, NULL},
     {"_cuda_streamWaitEvent", cuda_stream_wait_event, METH_VARARGS, NULL},
-    {"_cuda_eventNew", cuda_event_new, METH_O, NULL},
+    {"_cuda_eventNew", cuda_event_new, METH_VARARGS, NULL},
     {"_cuda_eventFree", cuda_event_free, METH_O, NULL},
     {"_cuda_eventRecord", cuda_event_record, METH_VARARGS, NULL},
     {"_cuda_eventSynchronize", cuda_event_synchronize, METH_O, NULL},

@@ -52,14 +52,16 @@ int ct_cuda_reset_peak_memory_stats(int device);
  * queued on stream; blocking: wait for it. */
 int ct_cuda_memcpy(void *dst, const void *src, size_t n, void *stream, bool blocking);
 
+/* Streams and events belong to a device; calls on them name it (NULL is
+ * that device's default stream) and run with it current. */
 int ct_cuda_stream_new(int device, int priority, void **out);
 int ct_cuda_stream_free(void *stream);
-int ct_cuda_stream_synchronize(void *stream);
-int ct_cuda_stream_query(void *stream, bool *done);
-int ct_cuda_stream_wait_event(void *stream, void *event);
-int ct_cuda_event_new(bool timing, void **out);
+int ct_cuda_stream_synchronize(int device, void *stream);
+int ct_cuda_stream_query(int device, void *stream, bool *done);
+int ct_cuda_stream_wait_event(int device, void *stream, void *event);
+int ct_cuda_event_new(int device, bool timing, bool blocking, void **out);
 int ct_cuda_event_free(void *event);
-int ct_cuda_event_record(void *event, void *stream);
+int ct_cuda_event_record(int device, void *event, void *stream);
 int ct_cuda_event_synchronize(void *event);
 int ct_cuda_event_query(void *event, bool *done);
 int ct_cuda_event_elapsed_ms(void *start, void *end, float *ms);

@@ -42,7 +42,7 @@ TEST_IMPL(cuda_without_gpu)
     CT_ASSERT_TRUE(ct_cuda_malloc(0, NULL, 16) == NULL);
     CT_ASSERT_ERROR(CT_ERR_RUNTIME, want);
     void *ev = NULL;
-    CT_ASSERT_EQ_INT(ct_cuda_event_new(true, &ev), -1);
+    CT_ASSERT_EQ_INT(ct_cuda_event_new(0, true, false, &ev), -1);
     CT_ASSERT_ERROR(CT_ERR_RUNTIME, want);
     CT_ASSERT_EQ_INT(ct_cuda_empty_cache(), -1);           /* the same answer again */
     CT_ASSERT_ERROR(CT_ERR_RUNTIME, want);

@@ -239,6 +239,11 @@ TEST_IMPL(device_cache_out_of_memory)
                     "memory try setting max_split_size_mb to avoid fragmentation.  See "
                     "documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF");
     CT_ASSERT_EQ_INT(ct_device_cache_stats_get(c, 0).ooms, 1);
+    CT_ASSERT_TRUE(ct_device_cache_alloc(c, 0, S1, SIZE_MAX) == NULL);  /* no wrap-around */
+    CT_ASSERT_TRUE(ct_error_occurred());
+    const char *want = "CUDA out of memory. Tried to allocate 17179869184.00 GiB (GPU 0;";
+    CT_ASSERT_TRUE(strncmp(ct_error_message(), want, strlen(want)) == 0);
+    ct_error_clear();
     CT_ASSERT_RC_OK(ct_device_cache_release(c, big));
     CT_ASSERT_OK(ct_device_cache_alloc(c, 0, S1, 10 * MiB)); /* room again */
     ct_device_cache_free(c);

@@ -41,6 +41,9 @@ def test_answers_without_a_driver():
         assert f() == 0 and f(0) == 0
     assert c.memory_stats() == {}
     assert c.Event(enable_timing=True).query() is True     # never recorded
+    assert error_of(lambda: c.Event(True).elapsed_time(c.Event(True))) == (
+        "RuntimeError", "Both events must be recorded before calculating elapsed time.")
+    assert error_of(lambda: c.Event().wait()) == NO          # the current stream
     with c.device(-1):
         pass
     with c.device_of(ctorch.zeros(1)):
@@ -128,6 +131,19 @@ def test_streams_and_events():
     assert b.elapsed_time(a) <= 0.0 <= a.elapsed_time(b)
     s.wait_stream(c.default_stream())
     s.synchronize()
+    # a stream let go is handed out again, never destroyed
+    h = s.cuda_stream
+    del s
+    assert c.Stream().cuda_stream == h
+    if c.device_count() > 1:
+        s1 = c.Stream(1)
+        with c.stream(s1):
+            assert c.current_device() == 1 and c.current_stream() == s1
+        assert c.current_device() == 0
+        e = c.Event()
+        e.record(s1)
+        assert error_of(lambda: e.record(c.default_stream(0))) == (
+            "RuntimeError", "Event device 1 does not match recording stream's device 0.")
 
 
 @gpu

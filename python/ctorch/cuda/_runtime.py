@@ -225,18 +225,25 @@ del _name
 
 # --- streams and events ------------------------------------------------------------
 
+_free_streams = {}                 # (device, priority): handles to hand out again
+
+
 class Stream:
     """A CUDA stream (cudaStreamNonBlocking) on a device; Stream(device,
-    priority=0).  Streams from current_stream/default_stream wrap the
-    device's default stream."""
+    priority=0).  As in PyTorch, CUDA streams are never destroyed: one
+    whose Stream is gone is handed to the next Stream of its device and
+    priority (the memory cached for it stays ordered on it).  Streams from
+    current_stream/default_stream wrap the device's default stream."""
 
-    def __init__(self, device=None, priority=0, _handle=None, _owned=True):
+    def __init__(self, device=None, priority=0, _handle=None):
         _lazy_init()
         self.device_index = _device_index(device, optional=True)
+        self.priority = priority
+        self._pooled = _handle is None
         if _handle is None:
-            _handle = _C._cuda_streamNew(self.device_index, priority)
+            free = _free_streams.get((self.device_index, priority))
+            _handle = free.pop() if free else _C._cuda_streamNew(self.device_index, priority)
         self.cuda_stream = _handle
-        self._owned = _owned and _handle != 0
 
     @property
     def device(self):
@@ -244,11 +251,9 @@ class Stream:
         return _device("cuda", self.device_index)
 
     def __del__(self):
-        if getattr(self, "_owned", False):
-            try:
-                _C._cuda_streamFree(self.cuda_stream)
-            except Exception:       # noqa: BLE001 - interpreter shutdown
-                pass
+        if getattr(self, "_pooled", False):
+            _free_streams.setdefault((self.device_index, self.priority),
+                                     []).append(self.cuda_stream)
 
     def wait_event(self, event):
         event.wait(self)
@@ -263,10 +268,10 @@ class Stream:
         return event
 
     def query(self):
-        return _C._cuda_streamQuery(self.cuda_stream)
+        return _C._cuda_streamQuery(self.device_index, self.cuda_stream)
 
     def synchronize(self):
-        _C._cuda_streamSynchronize(self.cuda_stream)
+        _C._cuda_streamSynchronize(self.device_index, self.cuda_stream)
 
     def __eq__(self, other):
         return (isinstance(other, Stream) and self.cuda_stream == other.cuda_stream
@@ -281,30 +286,33 @@ class Stream:
 
 
 class Event:
-    """A CUDA event, created on first record; elapsed_time needs
-    enable_timing=True on both."""
+    """A CUDA event, created on the device of the first stream it is
+    recorded on; elapsed_time needs enable_timing=True on both."""
 
     def __init__(self, enable_timing=False, blocking=False, interprocess=False):
         self.enable_timing = enable_timing
         self.blocking = blocking
         self.interprocess = interprocess
         self._handle = None
-
-    def _made(self):
-        if self._handle is None:
-            _lazy_init()
-            self._handle = _C._cuda_eventNew(self.enable_timing)
-        return self._handle
+        self._device = None
 
     def record(self, stream=None):
         if stream is None:
             stream = current_stream()
-        _C._cuda_eventRecord(self._made(), stream.cuda_stream)
+        if self._handle is None:
+            self._handle = _C._cuda_eventNew(stream.device_index, self.enable_timing,
+                                             self.blocking)
+            self._device = stream.device_index
+        elif self._device != stream.device_index:
+            raise RuntimeError("Event device %d does not match recording stream's device "
+                               "%d." % (self._device, stream.device_index))
+        _C._cuda_eventRecord(stream.device_index, self._handle, stream.cuda_stream)
 
     def wait(self, stream=None):
         if stream is None:
             stream = current_stream()
-        _C._cuda_streamWaitEvent(stream.cuda_stream, self._made())
+        if self._handle is not None:        # never recorded: nothing to wait for
+            _C._cuda_streamWaitEvent(stream.device_index, stream.cuda_stream, self._handle)
 
     def query(self):
         return True if self._handle is None else _C._cuda_eventQuery(self._handle)
@@ -314,7 +322,10 @@ class Event:
             _C._cuda_eventSynchronize(self._handle)
 
     def elapsed_time(self, end_event):
-        return _C._cuda_eventElapsedTime(self._made(), end_event._made())
+        if self._handle is None or end_event._handle is None:
+            raise RuntimeError("Both events must be recorded before calculating elapsed "
+                               "time.")
+        return _C._cuda_eventElapsedTime(self._handle, end_event._handle)
 
     def __del__(self):
         h = getattr(self, "_handle", None)
@@ -338,7 +349,7 @@ def _streams():
 
 def default_stream(device=None):
     _lazy_init()
-    return Stream(device, _handle=0, _owned=False)
+    return Stream(device, _handle=0)
 
 
 def current_stream(device=None):
@@ -348,27 +359,39 @@ def current_stream(device=None):
 
 
 def set_stream(stream):
-    if stream is not None:
-        _streams()[stream.device_index] = stream
+    """Make stream current on its device, and its device the current one
+    (as PyTorch 1.13's _cuda_setStream does); None: nothing."""
+    if stream is None:
+        return
+    if current_device() != stream.device_index:
+        set_device(stream.device_index)
+    _streams()[stream.device_index] = stream
 
 
 class StreamContext:
-    """Make stream the current stream of its device inside the block (None:
-    nothing)."""
+    """Inside the block, stream is the current stream (and its device the
+    current device); on leaving, the streams of both devices and the
+    device are put back.  None: nothing."""
 
     def __init__(self, stream):
         self.stream = stream
-        self.prev = None
+        self.src_prev_stream = self.dst_prev_stream = None
 
     def __enter__(self):
         if self.stream is None:
             return
-        self.prev = current_stream(self.stream.device_index)
+        self.src_prev_stream = current_stream(None)
+        if self.src_prev_stream.device_index != self.stream.device_index:
+            with device(self.stream.device_index):
+                self.dst_prev_stream = current_stream(self.stream.device_index)
         set_stream(self.stream)
 
     def __exit__(self, *exc):
-        if self.stream is not None:
-            set_stream(self.prev)
+        if self.stream is None:
+            return False
+        if self.dst_prev_stream is not None:
+            set_stream(self.dst_prev_stream)
+        set_stream(self.src_prev_stream)
         return False
 
 
