@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ static pid_t mpi_pid;           /* the process that did */
 static bool mpi_crowded;        /* more processes of the job on this host than CPUs */
 static pg_mpi_entry *queue_head, *queue_tail; /* submitted, not started */
 static pg_mpi_entry *active;    /* in flight */
-static int n_waiting;           /* callers driving in wait (under mpi_lock) */
+static atomic_int n_waiting;    /* callers driving in wait */
 static pthread_t progress;
 static bool progress_started, progress_stop;
 
@@ -171,7 +172,7 @@ progress_main(void *arg)
         if (progress_stop) {
             break;
         }
-        if ((queue_head == NULL && active == NULL) || n_waiting > 0) {
+        if ((queue_head == NULL && active == NULL) || atomic_load(&n_waiting) > 0) {
             /* nothing to do, or a waiting caller is driving: sleep until
              * a submission (or check again soon) */
             struct timespec ts;
@@ -271,9 +272,7 @@ mpi_wait(ct_work *w, int64_t timeout_ms)
     int64_t start = pg_now_ns(), idle_since = start;
     int64_t end = timeout_ms >= 0 ? start + timeout_ms * 1000000 : -1;
     done_set done = {0};
-    pthread_mutex_lock(&mpi_lock);
-    n_waiting++;
-    pthread_mutex_unlock(&mpi_lock);
+    atomic_fetch_add(&n_waiting, 1);
     while (!ct_work_is_completed(w)) {
         bool moved = false;
         if (pthread_mutex_trylock(&mpi_lock) == 0) {
@@ -293,9 +292,7 @@ mpi_wait(ct_work *w, int64_t timeout_ms)
         }
         back_off(now - idle_since);
     }
-    pthread_mutex_lock(&mpi_lock);
-    n_waiting--;
-    pthread_mutex_unlock(&mpi_lock);
+    atomic_fetch_sub(&n_waiting, 1);
     done_free(&done);
 }
 
@@ -440,9 +437,8 @@ mpi_check(int rc, const char *what)
         return 0;
     }
     char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, text, &len);
-    return ct_error(CT_ERR_RUNTIME, "ProcessGroupMPI: %s: %.*s", what, len, text);
+    return ct_error(CT_ERR_RUNTIME, "ProcessGroupMPI: %s: %s", what,
+                    pg_mpi_error_text(rc, text, sizeof text));
 }
 
 /* The communicator of world ranks[0..n) (n == 0: the whole world); every

@@ -65,6 +65,8 @@ int pg_mpi_finish(pg_mpi_entry *e, ct_error_state *st);
 void pg_mpi_entry_free(pg_mpi_entry *e);
 /* "<op>: MPI_ERR_TRUNCATE: message truncated" into st. */
 void pg_mpi_error(ct_error_state *st, const ct_work *w, int code);
+/* MPI's text for code, in buf. */
+const char *pg_mpi_error_text(int code, char *buf, size_t n);
 
 /* pg_mpi_ring.c (under mpi_lock; Note [MPI ring]) */
 /* Reductions of at least pg_mpi_ring_bytes() bytes run as a ring; init

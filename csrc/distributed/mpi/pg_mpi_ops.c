@@ -148,17 +148,27 @@ op_for(ct_dtype d, ct_redop op)
     return m != MPI_OP_NULL ? m : user_ops[r];
 }
 
-void
-pg_mpi_error(ct_error_state *st, const ct_work *w, int code)
+const char *
+pg_mpi_error_text(int code, char *buf, size_t n)
 {
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
     if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) {
-        len = snprintf(text, sizeof text, "MPI error %d", code);
+        snprintf(buf, n, "MPI error %d", code);
     }
+    else {
+        snprintf(buf, n, "%.*s", len, text);
+    }
+    return buf;
+}
+
+void
+pg_mpi_error(ct_error_state *st, const ct_work *w, int code)
+{
+    char text[MPI_MAX_ERROR_STRING];
     st->code = CT_ERR_RUNTIME;
-    snprintf(st->message, sizeof st->message, "ProcessGroupMPI::%s: %.*s",
-             pg_op_names[w->kind], len, text);
+    snprintf(st->message, sizeof st->message, "ProcessGroupMPI::%s: %s",
+             pg_op_names[w->kind], pg_mpi_error_text(code, text, sizeof text));
 }
 
 static int
