@@ -29,10 +29,8 @@ static const ct_cuda_backend *be;
 static int devices;
 static char why[512];                  /* the failure, when be == NULL */
 
-/* The path of libctorch_cuda.so beside this library; false when there is
- * none. */
-static bool
-part_path(char *out, size_t n)
+bool
+ct__cuda_part_path(char *out, size_t n)
 {
     Dl_info info;
     if (dladdr((void *)ct_cuda_is_built, &info) == 0 || info.dli_fname == NULL) {
@@ -51,7 +49,7 @@ static void
 load(void)
 {
     char path[PATH_MAX];
-    if (!part_path(path, sizeof path)) {
+    if (!ct__cuda_part_path(path, sizeof path)) {
         snprintf(why, sizeof why, "Torch not compiled with CUDA enabled");
         return;
     }
@@ -97,7 +95,7 @@ bool
 ct_cuda_is_built(void)
 {
     char path[PATH_MAX];
-    return part_path(path, sizeof path);
+    return ct__cuda_part_path(path, sizeof path);
 }
 
 int

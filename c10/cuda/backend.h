@@ -37,6 +37,10 @@ typedef struct ct_cuda_backend {
     int (*event_elapsed_ms)(void *start, void *end, float *ms);
 } ct_cuda_backend;
 
+/* c10/cuda_loader.c: the path of libctorch_cuda.so beside libctorch into
+ * out; false when there is none. */
+bool ct__cuda_part_path(char *out, size_t n);
+
 /* Exported by libctorch_cuda.so, found with dlsym. */
 const ct_cuda_backend *ct_cuda_backend_get(void);
 

@@ -7,7 +7,6 @@
 #include <ctorch/cuda.h>
 
 #include <dlfcn.h>
-#include <stdio.h>
 
 #include "c10/cuda/backend.h"
 
@@ -55,13 +54,8 @@ TEST_IMPL(cuda_part_without_driver)
     if (have_driver() || !ct_cuda_is_built()) {
         return;
     }
-    Dl_info info;
-    CT_ASSERT_TRUE(dladdr((void *)ct_cuda_init, &info) != 0);
     char path[4200];
-    const char *slash = strrchr(info.dli_fname, '/');
-    snprintf(path, sizeof path, "%.*s/libctorch_cuda.so",
-             slash != NULL ? (int)(slash - info.dli_fname) : 1,
-             slash != NULL ? info.dli_fname : ".");
+    CT_ASSERT_TRUE(ct__cuda_part_path(path, sizeof path));
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     CT_ASSERT_TRUE(h != NULL);
     const ct_cuda_backend *(*get)(void) =

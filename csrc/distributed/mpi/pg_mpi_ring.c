@@ -44,12 +44,11 @@ struct pg_mpi_ring {
     ct_tensor *owner;           /* holds data's storage (a reference) */
     int root;                   /* reduce: the rank that gathers; else -1 */
     int work_slot;
-    bool reducing;              /* this step adds what lands (at rstart) */
-    int64_t rstart;
+    bool reducing;              /* this step adds what lands into [rstart, rend) */
+    int64_t rstart, rend;
     size_t esize;
     int64_t count, seg;         /* elements in all, per segment */
     pg_reduce_fn reduce;
-    bool scatter_only;          /* reduce_scatter: stop after the first phase */
     char *scratch;
     int slot;                   /* the scratch's pool slot, or -1 (own buffer) */
     int step, nsteps;           /* the step in flight (== nsteps: done) */
@@ -211,6 +210,7 @@ post(pg_mpi_ring *g)
     int64_t s0 = block_at(g, sb), s1 = block_at(g, sb + 1);
     int64_t r0 = block_at(g, rb), r1 = block_at(g, rb + 1);
     g->rstart = r0;
+    g->rend = r1;
     int k = 0;
     /* a reduce-scatter step lands in the scratch, an all-gather step in place */
     rc = post_range(g, g->reducing ? g->scratch : elem(g, g->work, r0), r1 - r0, left,
@@ -227,7 +227,6 @@ post(pg_mpi_ring *g)
 static int
 drain(pg_mpi_ring *g, bool block)
 {
-    int64_t end = g->reducing ? block_at(g, mod(g->rank - 2 - g->step, g->size) + 1) : 0;
     while (g->landed < g->nrecv) {
         int flag = 1, rc;
         MPI_Request *q = &g->reqs[g->landed];
@@ -240,7 +239,8 @@ drain(pg_mpi_ring *g, bool block)
         }
         if (g->reducing) {
             int64_t off = (int64_t)g->landed * g->seg;
-            int64_t k = end - g->rstart - off < g->seg ? end - g->rstart - off : g->seg;
+            int64_t rest = g->rend - g->rstart - off;
+            int64_t k = rest < g->seg ? rest : g->seg;
             g->reduce(elem(g, g->work, g->rstart + off), elem(g, g->scratch, off),
                       (size_t)k);
         }
@@ -328,7 +328,6 @@ pg_mpi_ring_start(const pg_mpi_ring_spec *sp, int *mpi_rc)
     g->esize = ct_dtype_itemsize(sp->dtype);
     g->seg = (int64_t)(SEG_BYTES / g->esize);
     g->reduce = pg_reduce_fn_for(sp->dtype, sp->op == CT_REDOP_AVG ? CT_REDOP_SUM : sp->op);
-    g->scatter_only = sp->scatter_only;
     g->nsteps = sp->scatter_only ? size - 1 : sp->root >= 0 ? size : 2 * (size - 1);
     g->slot = g->work_slot = -1;
     /* the largest block bounds both the scratch and a step's segments; the

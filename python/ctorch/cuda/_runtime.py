@@ -172,21 +172,17 @@ def memory_stats(device=None):
     return _C._cuda_memoryStats(_device_index(device, optional=True))
 
 
-def _stat(key):
+def _stat(name, key):
     def f(device=None):
         return memory_stats(device).get(key, 0)
-    f.__name__ = f.__qualname__ = key
+    f.__name__ = f.__qualname__ = name
     return f
 
 
-memory_allocated = _stat("allocated_bytes.all.current")
-max_memory_allocated = _stat("allocated_bytes.all.peak")
-memory_reserved = _stat("reserved_bytes.all.current")
-max_memory_reserved = _stat("reserved_bytes.all.peak")
-memory_allocated.__name__ = "memory_allocated"
-max_memory_allocated.__name__ = "max_memory_allocated"
-memory_reserved.__name__ = "memory_reserved"
-max_memory_reserved.__name__ = "max_memory_reserved"
+memory_allocated = _stat("memory_allocated", "allocated_bytes.all.current")
+max_memory_allocated = _stat("max_memory_allocated", "allocated_bytes.all.peak")
+memory_reserved = _stat("memory_reserved", "reserved_bytes.all.current")
+max_memory_reserved = _stat("max_memory_reserved", "reserved_bytes.all.peak")
 
 
 def reset_peak_memory_stats(device=None):
