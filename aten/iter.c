@@ -7,6 +7,7 @@
  * coalescing, a contiguous op over any shape becomes one dimension and a
  * single loop call per thread.
  */
+#include "aten/device.h"
 #include "iter.h"
 #include "parallel.h"
 
@@ -134,6 +135,53 @@ coalesce(iter_state *it)
         }
     }
     it->ndim = prev + 1;
+}
+
+/* The iteration space of ops (ops[0]'s shape, the others broadcast to
+ * it), ordered and coalesced; at least one dim. */
+static void
+layout(iter_state *it, int nops, ct_tensor *const *ops)
+{
+    int perm[CT_MAX_DIMS];
+    const ct_tensor *out = ops[0];
+    it->nops = nops;
+    it->ndim = out->ndim;
+    it->numel = out->numel;
+    for (int d = 0; d < it->ndim; d++) {
+        it->shape[d] = out->sizes[out->ndim - 1 - d];
+    }
+    for (int op = 0; op < nops; op++) {
+        CT_ASSERT(ops[op]->ndim <= out->ndim);
+        broadcast_strides(ops[op], it->ndim, out->sizes, it->strides, op);
+        it->data[op] = ct_tensor_data(ops[op]);
+        it->item[op] = (int64_t)ct_dtype_itemsize(ops[op]->dtype);
+    }
+    order_dims(it, perm);
+    apply_perm(it, perm);
+    coalesce(it);
+    if (it->ndim == 0) {
+        it->ndim = 1;
+        it->shape[0] = 1;
+        for (int op = 0; op < nops; op++) {
+            it->strides[0][op] = 0;
+        }
+    }
+}
+
+int
+ct_iter_geometry(int nops, ct_tensor *const *ops, int64_t *shape,
+                 int64_t (*strides)[CT_ITER_MAX_OPS])
+{
+    iter_state it;
+    CT_ASSERT(nops >= 1 && nops <= CT_ITER_MAX_OPS);
+    layout(&it, nops, ops);
+    for (int d = 0; d < it.ndim; d++) {
+        shape[d] = it.shape[d];
+        for (int op = 0; op < nops; op++) {
+            strides[d][op] = it.strides[d][op] / it.item[op];
+        }
+    }
+    return it.ndim;
 }
 
 /* Run elements [begin, end) of the (ordered, coalesced) iteration space. */
@@ -371,35 +419,20 @@ int
 ct_iter_run(int nops, ct_tensor *const *ops, ct_loop loop, void *ctx)
 {
     iter_state it;
-    int perm[CT_MAX_DIMS];
     const ct_tensor *out = ops[0];
 
     CT_ASSERT(nops >= 1 && nops <= CT_ITER_MAX_OPS);
+    /* the one gate between device memory and the CPU loops of every
+     * pointwise op: kernels on a device go through aten/device.c */
+    for (int op = 0; op < nops; op++) {
+        if (ct_tensor_device(ops[op]).type != CT_DEVICE_CPU) {
+            return ct__no_device_kernel(ops[op]);
+        }
+    }
     if (out->numel == 0) {
         return 0;
     }
-    it.nops = nops;
-    it.ndim = out->ndim;
-    it.numel = out->numel;
-    for (int d = 0; d < it.ndim; d++) {
-        it.shape[d] = out->sizes[out->ndim - 1 - d];
-    }
-    for (int op = 0; op < nops; op++) {
-        CT_ASSERT(ops[op]->ndim <= out->ndim);
-        broadcast_strides(ops[op], it.ndim, out->sizes, it.strides, op);
-        it.data[op] = ct_tensor_data(ops[op]);
-        it.item[op] = (int64_t)ct_dtype_itemsize(ops[op]->dtype);
-    }
-    order_dims(&it, perm);
-    apply_perm(&it, perm);
-    coalesce(&it);
-    if (it.ndim == 0) {
-        it.ndim = 1;
-        it.shape[0] = 1;
-        for (int op = 0; op < nops; op++) {
-            it.strides[0][op] = 0;
-        }
-    }
+    layout(&it, nops, ops);
 
     bool tiled = wants_tiles(&it);
     int nthreads = ct__parallel_threads();
@@ -466,8 +499,15 @@ ct_iter_new_output(int nin, const ct_tensor *const *ins, int ndim,
 {
     int64_t strides[CT_MAX_DIMS];
     bool permuted = layout_strides(nin, ins, ndim, shape, strides);
-    return ct_empty_strided(ndim, shape, permuted ? strides : NULL, dtype,
-                            ct_device_cpu());
+    /* on the inputs' device: a 0-dim CPU input beside device ones counts
+     * as a number (aten/device.c) */
+    ct_device device = ct_device_cpu();
+    for (int i = 0; i < nin; i++) {
+        if (ct_tensor_device(ins[i]).type != CT_DEVICE_CPU) {
+            device = ct_tensor_device(ins[i]);
+        }
+    }
+    return ct_empty_strided(ndim, shape, permuted ? strides : NULL, dtype, device);
 }
 
 int

@@ -27,6 +27,12 @@ typedef int (*ct_loop)(char **data, const int64_t *strides, int64_t n,
  * ops[0]'s shape).  Every operand already has the dtype the loop expects. */
 int ct_iter_run(int nops, ct_tensor *const *ops, ct_loop loop, void *ctx);
 
+/* The geometry ct_iter_run would walk for ops, for kernels elsewhere (a
+ * device's): its dim count (>= 1); shape[d] and strides[d][op], in
+ * elements, innermost dim first, ordered by memory and coalesced. */
+int ct_iter_geometry(int nops, ct_tensor *const *ops, int64_t *shape,
+                     int64_t (*strides)[CT_ITER_MAX_OPS]);
+
 /* A new uninitialised output of the given shape and dtype whose memory
  * order follows the inputs' (so that a transposed input gives a transposed
  * output, as in PyTorch).  Inputs are broadcast to shape. */

@@ -7,12 +7,18 @@
  * CUDA runtime at all and answers "no devices" at once.  The outcome is
  * decided once per process; a failure is remembered with its message and
  * repeated to every later call, as PyTorch repeats its lazy-init error.
+ *
+ * CTORCH_CUDA_PART=/path/lib.so names another part to load instead, with
+ * no driver needed: the tests load a pretend device with it
+ * (tests/c/fake_cuda_part.c), whose memory is host memory.
  */
+#include "c10/c10_impl.h"
 #include "c10/cuda/backend.h"
 
 #include <ctorch/error.h>
 
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -49,12 +55,15 @@ static void
 load(void)
 {
     char path[PATH_MAX];
-    if (!ct__cuda_part_path(path, sizeof path)) {
+    const char *part = getenv("CTORCH_CUDA_PART");
+    if (part != NULL && *part != '\0') {
+        snprintf(path, sizeof path, "%s", part);
+    }
+    else if (!ct__cuda_part_path(path, sizeof path)) {
         snprintf(why, sizeof why, "Torch not compiled with CUDA enabled");
         return;
     }
-    void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (driver == NULL) {
+    else if (dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) == NULL) {
         snprintf(why, sizeof why, NO_DRIVER);
         return;
     }
@@ -95,7 +104,8 @@ bool
 ct_cuda_is_built(void)
 {
     char path[PATH_MAX];
-    return ct__cuda_part_path(path, sizeof path);
+    const char *part = getenv("CTORCH_CUDA_PART");
+    return (part != NULL && *part != '\0') || ct__cuda_part_path(path, sizeof path);
 }
 
 int
@@ -166,3 +176,96 @@ FORWARD(int, ct_cuda_event_query, event_query, -1, (void *event, bool *done),
         (event, done))
 FORWARD(int, ct_cuda_event_elapsed_ms, event_elapsed_ms, -1,
         (void *start, void *end, float *ms), (start, end, ms))
+
+const ct_cuda_backend *
+ct__cuda_backend(void)
+{
+    return ct_cuda_init() < 0 ? NULL : be;
+}
+
+/* The current stream of each device, per thread (PyTorch keeps it per
+ * thread too); NULL is the device's default stream. */
+#define MAX_DEVICES 64
+static _Thread_local void *current_stream[MAX_DEVICES];
+
+static int
+check_index(int device)
+{
+    if (ct_cuda_init() < 0) {
+        return -1;
+    }
+    if (device < 0 || device >= devices || device >= MAX_DEVICES) {
+        return ct_error(CT_ERR_RUNTIME, "CUDA error: invalid device ordinal");
+    }
+    return 0;
+}
+
+int
+ct_cuda_current_stream(int device, void **stream)
+{
+    if (check_index(device) < 0) {
+        return -1;
+    }
+    *stream = current_stream[device];
+    return 0;
+}
+
+int
+ct_cuda_set_current_stream(int device, void *stream)
+{
+    if (check_index(device) < 0) {
+        return -1;
+    }
+    current_stream[device] = stream;
+    return 0;
+}
+
+/* --- storages on a CUDA device (c10/storage.c) ---------------------------
+ * The allocator's free ignores errors: by then nothing can report them, and
+ * the cache only fails there on a pointer it never handed out. */
+static void *device_data(int device, size_t nbytes);
+
+/* the vtable's alloc: on the current device */
+static void *
+cuda_storage_alloc(const ct_allocator *self, size_t nbytes)
+{
+    (void)self;
+    int device;
+    return be->current_device(&device) < 0 ? NULL : device_data(device, nbytes);
+}
+
+static void
+cuda_storage_free(const ct_allocator *self, void *ptr, size_t nbytes)
+{
+    (void)self;
+    (void)nbytes;
+    if (ptr != NULL && be->free(ptr) < 0) {
+        ct_error_clear();
+    }
+}
+
+static const ct_allocator cuda_allocator = {"cuda", cuda_storage_alloc, cuda_storage_free};
+
+static void *
+device_data(int device, size_t nbytes)
+{
+    void *stream;
+    if (ct_cuda_current_stream(device, &stream) < 0) {
+        return NULL;
+    }
+    return be->malloc(device, stream, nbytes);
+}
+
+int
+ct__cuda_storage_data(int device, size_t nbytes, void **data, const ct_allocator **alloc)
+{
+    if (check_index(device) < 0) {
+        return -1;
+    }
+    *alloc = &cuda_allocator;
+    *data = NULL; /* as PyTorch: no block for an empty storage */
+    if (nbytes > 0 && (*data = device_data(device, nbytes)) == NULL) {
+        return -1;
+    }
+    return 0;
+}

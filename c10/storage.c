@@ -8,6 +8,7 @@
  * later resized beyond the block, its data moves to the CPU allocator and
  * the block stays the struct.
  */
+#include <ctorch/cuda.h>
 #include <ctorch/error.h>
 #include <ctorch/storage.h>
 
@@ -74,12 +75,39 @@ data_is_inline(const ct_storage *s)
     return (s->flags & CT_STORAGE_SMALL) && s->data == ((small_block *)s)->data;
 }
 
+/* A storage on a CUDA device: "cuda" alone means the current one. */
+static ct_storage *
+cuda_storage_new(size_t nbytes, ct_device device)
+{
+    if (device.index < 0 && ct_cuda_current_device(&device.index) < 0) {
+        return NULL;
+    }
+    void *data;
+    const ct_allocator *alloc;
+    if (ct__cuda_storage_data(device.index, nbytes, &data, &alloc) < 0) {
+        return NULL;
+    }
+    ct_storage *s = storage_shell(device, false);
+    if (s == NULL) {
+        alloc->free(alloc, data, nbytes);
+        return NULL;
+    }
+    s->allocator = alloc;
+    s->data = data;
+    s->nbytes = nbytes;
+    s->flags |= CT_STORAGE_RESIZABLE;
+    return s;
+}
+
 ct_storage *
 ct_storage_new(size_t nbytes, ct_device device)
 {
+    if (device.type == CT_DEVICE_CUDA) {
+        return cuda_storage_new(nbytes, device);
+    }
     if (device.type != CT_DEVICE_CPU) {
-        ct_error(CT_ERR_RUNTIME, "ctorch was built without CUDA support; "
-                 "cannot allocate on device '%s'", ct_device_type_name(device.type));
+        ct_error(CT_ERR_RUNTIME, "ctorch cannot allocate on device '%s'",
+                 ct_device_type_name(device.type));
         return NULL;
     }
     bool small = nbytes <= INLINE_BYTES;
@@ -143,6 +171,27 @@ ct_storage_decref(ct_storage *s)
     shell_free(s);
 }
 
+static int
+cuda_resize(ct_storage *s, size_t nbytes)
+{
+    void *data, *stream;
+    const ct_allocator *alloc;
+    size_t keep = s->nbytes < nbytes ? s->nbytes : nbytes;
+    if (ct__cuda_storage_data(s->device.index, nbytes, &data, &alloc) < 0) {
+        return -1;
+    }
+    if (keep > 0 && (ct_cuda_current_stream(s->device.index, &stream) < 0 ||
+                     ct_cuda_memcpy(data, s->data, keep, stream, false) < 0)) {
+        alloc->free(alloc, data, nbytes);
+        return -1;
+    }
+    /* the old block is reused only after the copy on this stream */
+    s->allocator->free(s->allocator, s->data, s->nbytes);
+    s->data = data;
+    s->nbytes = nbytes;
+    return 0;
+}
+
 int
 ct_storage_resize(ct_storage *s, size_t nbytes)
 {
@@ -154,6 +203,9 @@ ct_storage_resize(ct_storage *s, size_t nbytes)
     if (in_block && nbytes <= INLINE_BYTES) {
         s->nbytes = nbytes;
         return 0;
+    }
+    if (s->device.type == CT_DEVICE_CUDA) {
+        return cuda_resize(s, nbytes);
     }
     const ct_allocator *alloc = ct_cpu_allocator();
     char *data = alloc->alloc(alloc, nbytes);

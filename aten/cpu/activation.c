@@ -11,6 +11,7 @@
  * PyTorch 1.13's CPU kernels (aten/src/ATen/native/cpu/Activation.cpp),
  * including their order of operations.
  */
+#include "aten/device.h"
 #include <tgmath.h>
 
 #include "aten/cpu/loops.h"
@@ -373,6 +374,9 @@ ct_tensor *
 ct_activation(ct_act_op op, const ct_tensor *t, const double *p, ct_tensor *out,
               ct_out_mode mode)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, out}, 2) < 0) {
+        return NULL;
+    }
     act_ctx cx;
     ct_loop loop = find_loop(fwd_loops, op, t->dtype);
     if (loop == NULL) {
@@ -434,6 +438,9 @@ ct_tensor *
 ct_activation_backward(ct_act_op op, const ct_tensor *grad, const ct_tensor *x,
                        const double *p)
 {
+    if (ct__host_only((const ct_tensor *const[]){grad, x}, 2) < 0) {
+        return NULL;
+    }
     return derivative(bwd_loops, op, grad, x, p);
 }
 
@@ -441,5 +448,8 @@ ct_tensor *
 ct_activation_backward2(ct_act_op op, const ct_tensor *grad, const ct_tensor *x,
                         const double *p)
 {
+    if (ct__host_only((const ct_tensor *const[]){grad, x}, 2) < 0) {
+        return NULL;
+    }
     return derivative(bwd2_loops, op, grad, x, p);
 }

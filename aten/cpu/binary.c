@@ -5,6 +5,7 @@
 #include <tgmath.h>
 
 #include "aten/cpu/loops.h"
+#include "aten/device.h"
 
 /* One integer expression serves signed and unsigned types (for uint8,
  * `a < 0` is simply false). */
@@ -496,6 +497,9 @@ ct_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
     if (out != NULL &&
         (ct_iter_check_overlap(out, a) < 0 || ct_iter_check_overlap(out, b) < 0)) {
         return NULL;
+    }
+    if (ct__is_device(a) || ct__is_device(b) || ct__is_device(out)) {
+        return ct__device_binary(op, a, b, alpha, out, mode, common, ndim, shape);
     }
     /* inputs in the common dtype, taken before out= may be resized (out can
      * be one of them); an input that partly overlaps the output is copied

@@ -5,6 +5,7 @@
  * one call splits its samples (or groups) across the pool of
  * aten/parallel.h, each part with its own column buffer.
  */
+#include "aten/device.h"
 #include <cblas.h>
 #include <limits.h>
 #include <stdatomic.h>
@@ -675,7 +676,7 @@ conv_check(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bia
                         ct_dtype_table[input->dtype].legacy);
     }
     if (ct_tensor_device(input).type != CT_DEVICE_CPU) {
-        return ct_error(CT_ERR_RUNTIME, "convolution: only CPU tensors are supported");
+        return ct__no_device_kernel(input);
     }
     /* the geometry, wide side first (a transposed convolution's output is
      * its wide side) */
@@ -731,6 +732,9 @@ ct_tensor *
 ct_convolution(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias,
                const ct_conv_params *p)
 {
+    if (ct__host_only((const ct_tensor *const[]){input, weight, bias}, 3) < 0) {
+        return NULL;
+    }
     conv_geom g;
     ct_tensor *x = NULL, *w = NULL, *b = NULL, *out = NULL;
     int64_t sizes[4];
@@ -773,6 +777,9 @@ ct_convolution_backward(const ct_tensor *grad_out, const ct_tensor *input,
                         const bool mask[3], ct_tensor **grad_input,
                         ct_tensor **grad_weight, ct_tensor **grad_bias)
 {
+    if (ct__host_only((const ct_tensor *const[]){grad_out, input, weight}, 3) < 0) {
+        return -1;
+    }
     conv_geom g;
     ct_tensor *x = NULL, *w = NULL, *gy = NULL, *gi = NULL, *gw = NULL, *gb = NULL;
     int64_t osz[4];

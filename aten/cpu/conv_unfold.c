@@ -4,6 +4,7 @@
  * Ownership as in ops.h.  Thread-safety: nothing shared; samples are
  * split across the pool of aten/parallel.h.
  */
+#include "aten/device.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -109,6 +110,9 @@ ct_tensor *
 ct_im2col(const ct_tensor *input, const int64_t *kernel, const int64_t *dilation,
           const int64_t *padding, const int64_t *stride)
 {
+    if (ct__host_only((const ct_tensor *const[]){input}, 1) < 0) {
+        return NULL;
+    }
     char buf[160];
     if (check_params(kernel, dilation, padding, stride) < 0) {
         return NULL;
@@ -170,6 +174,9 @@ ct_tensor *
 ct_col2im(const ct_tensor *input, const int64_t *output_size, const int64_t *kernel,
           const int64_t *dilation, const int64_t *padding, const int64_t *stride)
 {
+    if (ct__host_only((const ct_tensor *const[]){input}, 1) < 0) {
+        return NULL;
+    }
     char buf[160];
     if (check_params(kernel, dilation, padding, stride) < 0) {
         return NULL;

@@ -5,6 +5,7 @@
  * Ownership as in ops.h.  Thread-safety: nothing shared; planes are split
  * across the pool of aten/parallel.h.
  */
+#include "aten/device.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,6 +326,9 @@ ct_tensor *
 ct_upsample(const ct_tensor *input, ct_upsample_mode mode, int nsp,
             const int64_t *output_size, bool align_corners, const double *scales)
 {
+    if (ct__host_only((const ct_tensor *const[]){input}, 1) < 0) {
+        return NULL;
+    }
     char b[160];
     int nd = nsp + 2;
     if (input->ndim != nd) {
@@ -355,6 +359,9 @@ ct_tensor *
 ct_upsample_backward(const ct_tensor *grad_out, ct_upsample_mode mode, int nsp,
                      const int64_t *input_sizes, bool align_corners, const double *scales)
 {
+    if (ct__host_only((const ct_tensor *const[]){grad_out}, 1) < 0) {
+        return NULL;
+    }
     int nd = nsp + 2;
     if (grad_out->ndim != nd || grad_out->sizes[0] != input_sizes[0] ||
         grad_out->sizes[1] != input_sizes[1]) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "aten/cpu/loops.h"
+#include "aten/device.h"
 #include "aten/cpu/cpu_impl.h"
 
 #define CHUNK 256
@@ -150,6 +151,9 @@ ct_copy_(ct_tensor *dst, const ct_tensor *src)
     if (ct_iter_check_overlap(dst, src) < 0) {
         return -1;
     }
+    if (ct__is_device(dst) || ct__is_device(src)) {
+        return ct__device_copy_(dst, src);
+    }
     ct_tensor_incref(s);
     ct_tensor *ops[2] = {dst, s};
     if (dst->dtype == s->dtype) {
@@ -232,7 +236,9 @@ ct_clone(const ct_tensor *t)
     r->q_scale = t->q_scale;
     r->q_zero_point = t->q_zero_point;
     ct_tensor *ops[2] = {r, (ct_tensor *)t};
-    if (ct_iter_run(2, ops, copy_loop_for(ct_dtype_itemsize(t->dtype)), NULL) < 0) {
+    if (ct__is_device(t) ? ct__device_copy_(r, t) < 0
+                         : ct_iter_run(2, ops, copy_loop_for(ct_dtype_itemsize(t->dtype)),
+                                       NULL) < 0) {
         ct_tensor_decref(r);
         return NULL;
     }
@@ -286,6 +292,9 @@ ct_fill_(ct_tensor *t, ct_scalar value)
 #undef X
     default:
         break;
+    }
+    if (ct__is_device(t)) {
+        return t->numel > 0 ? ct__device_fill_(t, value) : 0;
     }
     ct_tensor *ops[1] = {t};
     return ct_iter_run(1, ops, by_size[ct_dtype_itemsize(t->dtype)], &bytes);

@@ -1,6 +1,7 @@
 /* aten/cpu/embedding.c -- embedding lookup, its dense backward and
  * embedding_renorm_ (include/ctorch/ops_nn.h), as torch 1.13's CPU
  * kernels compute them. */
+#include "aten/device.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,9 @@ flat_indices(const ct_tensor *indices)
 ct_tensor *
 ct_embedding(const ct_tensor *weight, const ct_tensor *indices)
 {
+    if (ct__host_only((const ct_tensor *const[]){weight, indices}, 2) < 0) {
+        return NULL;
+    }
     if (check_weight_2d(false, weight) < 0 ||
         check_indices("embedding", 1, "indices", indices) < 0) {
         return NULL;
@@ -155,6 +159,9 @@ ct_embedding_dense_backward(const ct_tensor *grad, const ct_tensor *indices,
                             int64_t num_weights, int64_t padding_idx,
                             bool scale_grad_by_freq)
 {
+    if (ct__host_only((const ct_tensor *const[]){grad, indices}, 2) < 0) {
+        return NULL;
+    }
     ct_tensor *idx = NULL, *g = NULL, *gw = NULL;
     int64_t *counts = NULL;
 
@@ -233,6 +240,9 @@ int
 ct_embedding_renorm_(ct_tensor *weight, const ct_tensor *indices, double max_norm,
                      double norm_type)
 {
+    if (ct__host_only((const ct_tensor *const[]){weight, indices}, 2) < 0) {
+        return -1;
+    }
     if (check_weight_2d(true, weight) < 0 ||
         check_indices("embedding_renorm_", 2, "indices", indices) < 0) {
         return -1;

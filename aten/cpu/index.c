@@ -5,6 +5,7 @@
  * Moving elements needs only their size, so most kernels copy itemsize
  * bytes; the accumulating ones (index_put_ with accumulate, scatter reduce,
  * index_add_) add through a per-dtype table. */
+#include "aten/device.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +94,9 @@ static const flag_fn flaggers[CT_DTYPE_COUNT] = {
 ct_tensor *
 ct_nonzero(const ct_tensor *t)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     ct_tensor *c = ct_contiguous(t);
     uint8_t *flags = c ? malloc((size_t)(t->numel ? t->numel : 1)) : NULL;
     ct_tensor *r = NULL;
@@ -354,6 +358,9 @@ offsets_make(const ct_tensor *t, const index_plan *p, plan_offsets *o)
 ct_tensor *
 ct_index(const ct_tensor *t, int n, ct_tensor *const *indices)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     index_plan p;
     plan_offsets o;
     if (plan_make(t, n, indices, &p) < 0) {
@@ -396,6 +403,9 @@ int
 ct_index_put_(ct_tensor *t, int n, ct_tensor *const *indices, const ct_tensor *values,
               bool accumulate)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, values}, 2) < 0) {
+        return -1;
+    }
     index_plan p;
     plan_offsets o;
     int rc = -1;
@@ -464,6 +474,9 @@ done:
 ct_tensor *
 ct_index_select(const ct_tensor *t, int64_t dim, const ct_tensor *index)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, index}, 2) < 0) {
+        return NULL;
+    }
     int d = ct_wrap_dim(dim, t->ndim);
     if (d < 0) {
         return NULL;
@@ -499,6 +512,9 @@ ct_index_select(const ct_tensor *t, int64_t dim, const ct_tensor *index)
 ct_tensor *
 ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, mask}, 2) < 0) {
+        return NULL;
+    }
     int nd;
     int64_t shape[CT_MAX_DIMS];
     if (mask->dtype != CT_DTYPE_BOOL && mask->dtype != CT_DTYPE_UINT8) {
@@ -552,6 +568,9 @@ ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
 ct_tensor *
 ct_take(const ct_tensor *t, const ct_tensor *index)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, index}, 2) < 0) {
+        return NULL;
+    }
     if (check_index_dtype(index, "take") < 0) {
         return NULL;
     }
@@ -616,6 +635,9 @@ check_along_dim(const ct_tensor *t, int d, const ct_tensor *index, const char *w
 ct_tensor *
 ct_gather(const ct_tensor *t, int64_t dim, const ct_tensor *index)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, index}, 2) < 0) {
+        return NULL;
+    }
     int d = ct_wrap_dim(dim, t->ndim);
     if (d < 0 || check_along_dim(t, d, index, "gather") < 0) {
         return NULL;
@@ -644,6 +666,9 @@ int
 ct_scatter_(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *src,
             ct_scalar value, const char *reduce)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, index, src}, 3) < 0) {
+        return -1;
+    }
     int d = ct_wrap_dim(dim, t->ndim);
     int op = -1;
     if (d < 0 || check_along_dim(t, d, index, "scatter") < 0) {
@@ -766,12 +791,18 @@ int
 ct_index_add_(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *src,
               ct_scalar alpha)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, index, src}, 3) < 0) {
+        return -1;
+    }
     return index_along(t, dim, index, src, ct_scalar_int(0), 0, alpha, "index_add_");
 }
 
 int
 ct_index_copy_(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *src)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, index, src}, 3) < 0) {
+        return -1;
+    }
     return index_along(t, dim, index, src, ct_scalar_int(0), 1, ct_scalar_int(1),
                        "index_copy_");
 }
@@ -779,5 +810,8 @@ ct_index_copy_(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tenso
 int
 ct_index_fill_(ct_tensor *t, int64_t dim, const ct_tensor *index, ct_scalar value)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, index}, 2) < 0) {
+        return -1;
+    }
     return index_along(t, dim, index, NULL, value, 2, ct_scalar_int(1), "index_fill_");
 }

@@ -9,6 +9,7 @@
  *
  * Ownership as in ops.h.  Thread-safety: as the ops composed.
  */
+#include "aten/device.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -147,6 +148,9 @@ ct_tensor *
 ct_linalg_matrix_norm(const ct_tensor *A, ct_norm_ord ord, int ndims, const int64_t *dims,
                       bool keepdim, ct_dtype dtype, ct_tensor *out)
 {
+    if (ct__host_only((const ct_tensor *const[]){A, out}, 2) < 0) {
+        return NULL;
+    }
     static const char name[] = "linalg.matrix_norm";
     double a = fabs(ord.p);
     bool fro = false, nuc = false;
@@ -225,6 +229,9 @@ ct_tensor *
 ct_linalg_norm(const ct_tensor *A, const ct_norm_ord *ord, int ndims, const int64_t *dims,
                bool keepdim, ct_dtype dtype, ct_tensor *out)
 {
+    if (ct__host_only((const ct_tensor *const[]){A, out}, 2) < 0) {
+        return NULL;
+    }
     static const int64_t both[2] = {0, 1};
     char buf[256];
     ct_tensor *res;
@@ -255,6 +262,9 @@ ct_linalg_norm(const ct_tensor *A, const ct_norm_ord *ord, int ndims, const int6
 ct_tensor *
 ct_frobenius_norm(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     char buf[256];
     int64_t wd[2];
     ct_tensor *sq, *sum, *res;
@@ -300,6 +310,9 @@ ct_frobenius_norm(const ct_tensor *t, int ndims, const int64_t *dims, bool keepd
 ct_tensor *
 ct_nuclear_norm(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     int d0 = 0, d1 = 1;
 
     if (dims == NULL) {

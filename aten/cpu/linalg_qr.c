@@ -10,6 +10,7 @@
  *
  * Ownership as in ops.h.  Thread-safety: nothing is shared between calls.
  */
+#include "aten/device.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,9 @@ QR_ONE(d, double)
 int
 ct_linalg_qr(const ct_tensor *A, int mode, ct_tensor **q, ct_tensor **r)
 {
+    if (ct__host_only((const ct_tensor *const[]){A}, 1) < 0) {
+        return -1;
+    }
     ct_tensor *src = NULL, *Q = NULL, *R = NULL;
     void *scratch = NULL;
     int rc = -1;

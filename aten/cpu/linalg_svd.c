@@ -9,6 +9,7 @@
  *
  * Ownership as in ops.h.  Thread-safety: nothing is shared between calls.
  */
+#include "aten/device.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +161,9 @@ fail:
 ct_tensor *
 ct_linalg_svdvals(const ct_tensor *A, ct_tensor *out)
 {
+    if (ct__host_only((const ct_tensor *const[]){A, out}, 2) < 0) {
+        return NULL;
+    }
     const char *legacy = ct_dtype_table[A->dtype].legacy;
     ct_tensor *s;
 

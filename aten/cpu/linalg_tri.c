@@ -5,6 +5,7 @@
  *
  * Ownership as in ops.h.
  */
+#include "aten/device.h"
 #include <string.h>
 
 #include "aten/cpu/loops.h"
@@ -100,18 +101,27 @@ triangle(const ct_tensor *t, int64_t diagonal, ct_tensor *out, ct_out_mode mode,
 ct_tensor *
 ct_tril(const ct_tensor *t, int64_t diagonal, ct_tensor *out, ct_out_mode mode)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, out}, 2) < 0) {
+        return NULL;
+    }
     return triangle(t, diagonal, out, mode, true);
 }
 
 ct_tensor *
 ct_triu(const ct_tensor *t, int64_t diagonal, ct_tensor *out, ct_out_mode mode)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, out}, 2) < 0) {
+        return NULL;
+    }
     return triangle(t, diagonal, out, mode, false);
 }
 
 ct_tensor *
 ct_diag(const ct_tensor *t, int64_t diagonal, ct_tensor *out)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, out}, 2) < 0) {
+        return NULL;
+    }
     ct_tensor *res = NULL, *view = NULL;
     int64_t ad = diagonal < 0 ? -diagonal : diagonal;
 
@@ -197,6 +207,9 @@ static const trace_loop trace_loops[CT_DTYPE_COUNT] = {
 ct_tensor *
 ct_trace(const ct_tensor *t)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     if (t->ndim != 2) {
         ct_error(CT_ERR_RUNTIME, "trace: expected a matrix, but got tensor with dim %d",
                  t->ndim);
@@ -218,6 +231,9 @@ ct_trace(const ct_tensor *t)
 ct_tensor *
 ct_outer(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
 {
+    if (ct__host_only((const ct_tensor *const[]){a, b, out}, 3) < 0) {
+        return NULL;
+    }
     if (a->ndim != 1 || b->ndim != 1) {
         ct_error(CT_ERR_RUNTIME, "outer: Expected 1-D argument %s, but got %d-D",
                  a->ndim != 1 ? "self" : "vec2", a->ndim != 1 ? a->ndim : b->ndim);
@@ -260,6 +276,9 @@ ct_tensor *
 ct_addr(const ct_tensor *self, const ct_tensor *vec1, const ct_tensor *vec2,
         ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
 {
+    if (ct__host_only((const ct_tensor *const[]){self, vec1, vec2, out}, 4) < 0) {
+        return NULL;
+    }
     ct_tensor *o = NULL, *sb = NULL, *r = NULL;
     ct_dtype common;
 

@@ -16,6 +16,7 @@
  * with its own partial sum, added in thread order.  The element functions
  * follow torch 1.13's CPU kernels operation by operation.
  */
+#include "aten/device.h"
 #include <stdlib.h>
 #include <string.h>
 #include <tgmath.h>
@@ -522,6 +523,9 @@ ct_tensor *
 ct_pointwise_loss(ct_ploss_op op, const ct_tensor *input, const ct_tensor *target,
                   const ct_ploss_args *args, ct_reduction reduction)
 {
+    if (ct__host_only((const ct_tensor *const[]){input, target}, 2) < 0) {
+        return NULL;
+    }
     pprep pp;
     ct_tensor *out = NULL;
     double sum;
@@ -559,6 +563,9 @@ ct_pointwise_loss_backward(ct_ploss_op op, const ct_tensor *grad,
                            const ct_ploss_args *args, ct_reduction reduction,
                            bool wrt_target)
 {
+    if (ct__host_only((const ct_tensor *const[]){grad, input, target}, 3) < 0) {
+        return NULL;
+    }
     pprep pp;
     ct_tensor *out = NULL;
     double sum;
@@ -929,6 +936,9 @@ ct_nll_loss(const ct_tensor *input, const ct_tensor *target, const ct_tensor *we
             ct_reduction reduction, int64_t ignore_index, ct_tensor **output,
             ct_tensor **total_weight)
 {
+    if (ct__host_only((const ct_tensor *const[]){input, target, weight}, 3) < 0) {
+        return -1;
+    }
     return nll_forward(false, input, target, weight, reduction, ignore_index, output,
                        total_weight);
 }
@@ -938,6 +948,9 @@ ct_nll_loss2d(const ct_tensor *input, const ct_tensor *target, const ct_tensor *
               ct_reduction reduction, int64_t ignore_index, ct_tensor **output,
               ct_tensor **total_weight)
 {
+    if (ct__host_only((const ct_tensor *const[]){input, target, weight}, 3) < 0) {
+        return -1;
+    }
     return nll_forward(true, input, target, weight, reduction, ignore_index, output,
                        total_weight);
 }
@@ -948,6 +961,9 @@ ct_nll_loss_backward(const ct_tensor *grad, const ct_tensor *input,
                      ct_reduction reduction, int64_t ignore_index,
                      const ct_tensor *total_weight)
 {
+    if (ct__host_only((const ct_tensor *const[]){grad, input, target, weight, total_weight}, 5) < 0) {
+        return NULL;
+    }
     nll_job j = {.ignore = ignore_index, .mean = reduction == CT_REDUCTION_MEAN};
     ct_tensor *tg = NULL, *gc = NULL, *w = NULL, *twc = NULL, *gi = NULL;
     bool spatial = input->ndim == 4;

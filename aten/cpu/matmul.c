@@ -6,6 +6,7 @@
  * Ownership as in ops.h.  Thread-safety: OpenBLAS runs its own threads
  * inside one cblas call; nothing here is shared between calls.
  */
+#include "aten/device.h"
 #include <cblas.h>
 #include <limits.h>
 #include <stdatomic.h>
@@ -691,6 +692,9 @@ mm_impl(const ct_tensor *self, const ct_tensor *a, const ct_tensor *b, ct_scalar
 ct_tensor *
 ct_mm(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
 {
+    if (ct__host_only((const ct_tensor *const[]){a, b, out}, 3) < 0) {
+        return NULL;
+    }
     if (a->ndim != 2) {
         ct_error(CT_ERR_RUNTIME, "self must be a matrix");
         return NULL;
@@ -711,6 +715,9 @@ ct_tensor *
 ct_addmm(const ct_tensor *self, const ct_tensor *mat1, const ct_tensor *mat2,
          ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
 {
+    if (ct__host_only((const ct_tensor *const[]){self, mat1, mat2, out}, 4) < 0) {
+        return NULL;
+    }
     if (mat1->ndim != 2 || mat2->ndim != 2) {
         ct_error(CT_ERR_RUNTIME, "%s must be a matrix, got %d-D tensor",
                  mat1->ndim != 2 ? "mat1" : "mat2",
@@ -789,6 +796,9 @@ bmm_impl(const ct_tensor *self, const ct_tensor *a, const ct_tensor *b, ct_scala
 ct_tensor *
 ct_bmm(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
 {
+    if (ct__host_only((const ct_tensor *const[]){a, b, out}, 3) < 0) {
+        return NULL;
+    }
     if (check_bmm(a, b) < 0) {
         return NULL;
     }
@@ -826,6 +836,9 @@ ct_tensor *
 ct_baddbmm(const ct_tensor *self, const ct_tensor *batch1, const ct_tensor *batch2,
            ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
 {
+    if (ct__host_only((const ct_tensor *const[]){self, batch1, batch2, out}, 4) < 0) {
+        return NULL;
+    }
     if (batch1->ndim == 3 && batch2->ndim == 3) {
         int64_t shape[3] = {batch1->sizes[0], batch1->sizes[1], batch2->sizes[2]};
         if (check_add_bmm(self, batch1, batch2, mode, 3, shape) < 0) {
@@ -842,6 +855,9 @@ ct_tensor *
 ct_addbmm(const ct_tensor *self, const ct_tensor *batch1, const ct_tensor *batch2,
           ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
 {
+    if (ct__host_only((const ct_tensor *const[]){self, batch1, batch2, out}, 4) < 0) {
+        return NULL;
+    }
     if (batch1->ndim != 3 || batch2->ndim != 3) {
         ct_error(CT_ERR_RUNTIME, "%s must be a 3D tensor",
                  batch1->ndim != 3 ? "batch1" : "batch2");
@@ -901,6 +917,9 @@ mv_impl(const ct_tensor *self, const ct_tensor *mat, const ct_tensor *vec,
 ct_tensor *
 ct_mv(const ct_tensor *mat, const ct_tensor *vec, ct_tensor *out)
 {
+    if (ct__host_only((const ct_tensor *const[]){mat, vec, out}, 3) < 0) {
+        return NULL;
+    }
     return mv_impl(NULL, mat, vec, ct_scalar_int(0), ct_scalar_int(1), out,
                    out ? CT_OUT_GIVEN : CT_OUT_NEW);
 }
@@ -909,12 +928,18 @@ ct_tensor *
 ct_addmv(const ct_tensor *self, const ct_tensor *mat, const ct_tensor *vec,
          ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
 {
+    if (ct__host_only((const ct_tensor *const[]){self, mat, vec, out}, 4) < 0) {
+        return NULL;
+    }
     return mv_impl(self, mat, vec, beta, alpha, out, mode);
 }
 
 ct_tensor *
 ct_dot(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
 {
+    if (ct__host_only((const ct_tensor *const[]){a, b, out}, 3) < 0) {
+        return NULL;
+    }
     if (a->ndim != 1 || b->ndim != 1) {
         ct_error(CT_ERR_RUNTIME, "1D tensors expected, but got %dD and %dD tensors",
                  a->ndim, b->ndim);
@@ -951,6 +976,9 @@ ct_dot(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
 ct_tensor *
 ct_vdot(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
 {
+    if (ct__host_only((const ct_tensor *const[]){a, b, out}, 3) < 0) {
+        return NULL;
+    }
     /* conj(a) . b; ctorch has no complex dtypes */
     return ct_dot(a, b, out);
 }
@@ -1030,6 +1058,9 @@ matmul_batched(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
 ct_tensor *
 ct_matmul(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
 {
+    if (ct__host_only((const ct_tensor *const[]){a, b, out}, 3) < 0) {
+        return NULL;
+    }
     int da = a->ndim, db = b->ndim;
     if (da == 0 || db == 0) {
         ct_error(CT_ERR_RUNTIME, "both arguments to matmul need to be at least 1D, but "

@@ -15,6 +15,7 @@
  * as torch stores them (so float32 outputs match torch's to the last bit
  * or two).  Independent groups are split across threads.
  */
+#include "aten/device.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -493,6 +494,9 @@ ct_native_batch_norm(const ct_tensor *input, const ct_tensor *weight,
                      ct_tensor *running_var, bool training, double momentum, double eps,
                      ct_tensor **out, ct_tensor **save_mean, ct_tensor **save_invstd)
 {
+    if (ct__host_only((const ct_tensor *const[]){input, weight, bias, running_mean, running_var}, 5) < 0) {
+        return -1;
+    }
     ct_tensor *x = NULL, *y = NULL, *sm = NULL, *si = NULL;
     double *w = NULL, *b = NULL, *mean = NULL, *invstd = NULL, *var_sum = NULL;
     double *rm = NULL, *rv = NULL;
@@ -676,6 +680,9 @@ ct_native_batch_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
                               const bool mask[3], ct_tensor **grad_input,
                               ct_tensor **grad_weight, ct_tensor **grad_bias)
 {
+    if (ct__host_only((const ct_tensor *const[]){grad_out, input, weight, running_mean, running_var, save_mean, save_invstd}, 7) < 0) {
+        return -1;
+    }
     ct_tensor *x = NULL, *g = NULL, *gi = NULL, *gw = NULL, *gb = NULL;
     double *w = NULL, *mean = NULL, *invstd = NULL, *sum_g = NULL, *dotp = NULL;
     int rc = -1;
@@ -888,6 +895,9 @@ ct_native_layer_norm(const ct_tensor *input, int nshape,
                      const ct_tensor *bias, double eps, ct_tensor **out,
                      ct_tensor **mean, ct_tensor **rstd)
 {
+    if (ct__host_only((const ct_tensor *const[]){input, weight, bias}, 3) < 0) {
+        return -1;
+    }
     ct_tensor *x = NULL, *y = NULL, *ga = NULL, *be = NULL, *mt = NULL, *rt = NULL;
     double *mv = NULL, *rv = NULL;
     int64_t M, N;
@@ -997,6 +1007,9 @@ ct_native_layer_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
                               ct_tensor **grad_input, ct_tensor **grad_weight,
                               ct_tensor **grad_bias)
 {
+    if (ct__host_only((const ct_tensor *const[]){grad_out, input, mean, rstd, weight}, 5) < 0) {
+        return -1;
+    }
     ct_tensor *x = NULL, *g = NULL, *gd = NULL, *ga = NULL, *gi = NULL, *gw = NULL;
     ct_tensor *gb = NULL;
     double *mv = NULL, *rv = NULL, *dga = NULL, *dbe = NULL;
@@ -1201,6 +1214,9 @@ ct_native_group_norm(const ct_tensor *input, const ct_tensor *weight,
                      const ct_tensor *bias, int64_t group, double eps, ct_tensor **out,
                      ct_tensor **mean, ct_tensor **rstd)
 {
+    if (ct__host_only((const ct_tensor *const[]){input, weight, bias}, 3) < 0) {
+        return -1;
+    }
     ct_tensor *x = NULL, *y = NULL, *mt = NULL, *rt = NULL;
     double *ga = NULL, *be = NULL, *mv = NULL, *rv = NULL;
     int64_t N, C, HxW;
@@ -1305,6 +1321,9 @@ ct_native_group_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
                               const bool mask[3], ct_tensor **grad_input,
                               ct_tensor **grad_weight, ct_tensor **grad_bias)
 {
+    if (ct__host_only((const ct_tensor *const[]){grad_out, input, mean, rstd, weight}, 5) < 0) {
+        return -1;
+    }
     ct_tensor *x = NULL, *gd = NULL, *g = NULL, *gi = NULL, *gw = NULL, *gb = NULL;
     double *ga = NULL, *mv = NULL, *rv = NULL, *ds = NULL, *db = NULL;
     int64_t N, C, HxW;

@@ -9,6 +9,7 @@
  * float and rounds once.  The optimizers' trajectories depend on this, so
  * the loops say it explicitly (the build uses -ffp-contract=off).
  */
+#include "aten/device.h"
 #include <math.h>
 #include <string.h>
 
@@ -207,6 +208,9 @@ ct_tensor *
 ct_addcmul(const ct_tensor *self, const ct_tensor *t1, const ct_tensor *t2,
            ct_scalar value, ct_tensor *out, ct_out_mode mode)
 {
+    if (ct__host_only((const ct_tensor *const[]){self, t1, t2, out}, 4) < 0) {
+        return NULL;
+    }
     return ternary("addcmul", addcmul_loops, self, t1, t2, value, out, mode);
 }
 
@@ -214,6 +218,9 @@ ct_tensor *
 ct_addcdiv(const ct_tensor *self, const ct_tensor *t1, const ct_tensor *t2,
            ct_scalar value, ct_tensor *out, ct_out_mode mode)
 {
+    if (ct__host_only((const ct_tensor *const[]){self, t1, t2, out}, 4) < 0) {
+        return NULL;
+    }
     if (ct_dtype_is_integral(t1->dtype, true) &&
         ct_dtype_is_integral(t2->dtype, true)) {
         ct_error(CT_ERR_RUNTIME,

@@ -11,6 +11,7 @@
  * Ownership as in ops.h.  Thread-safety: nothing shared; planes are split
  * across the pool of aten/parallel.h.
  */
+#include "aten/device.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -471,6 +472,9 @@ int
 ct_max_pool2d_with_indices(const ct_tensor *input, const ct_pool_params *p,
                            ct_tensor **out, ct_tensor **indices)
 {
+    if (ct__host_only((const ct_tensor *const[]){input}, 1) < 0) {
+        return -1;
+    }
     pool_geom g;
     ct_tensor *x = NULL, *y = NULL, *ix = NULL;
     *out = *indices = NULL;
@@ -496,6 +500,9 @@ ct_tensor *
 ct_max_pool_backward(const ct_tensor *grad_out, const ct_tensor *input,
                      const ct_tensor *indices)
 {
+    if (ct__host_only((const ct_tensor *const[]){grad_out, input, indices}, 3) < 0) {
+        return NULL;
+    }
     char b1[160], b2[160];
     int nd = input->ndim;
     if (nd < 3 || grad_out->ndim != nd || indices->ndim != nd ||
@@ -539,6 +546,9 @@ ct_max_pool_backward(const ct_tensor *grad_out, const ct_tensor *input,
 ct_tensor *
 ct_avg_pool2d(const ct_tensor *input, const ct_pool_params *p)
 {
+    if (ct__host_only((const ct_tensor *const[]){input}, 1) < 0) {
+        return NULL;
+    }
     pool_geom g;
     ct_pool_params q = *p;
     q.dilation[0] = q.dilation[1] = 1;
@@ -559,6 +569,9 @@ ct_tensor *
 ct_avg_pool2d_backward(const ct_tensor *grad_out, const ct_tensor *input,
                        const ct_pool_params *p)
 {
+    if (ct__host_only((const ct_tensor *const[]){grad_out, input}, 2) < 0) {
+        return NULL;
+    }
     pool_geom g;
     ct_pool_params q = *p;
     q.dilation[0] = q.dilation[1] = 1;
@@ -624,6 +637,9 @@ adaptive_check(const char *name, const ct_tensor *input, const int64_t *osz,
 ct_tensor *
 ct_adaptive_avg_pool2d(const ct_tensor *input, const int64_t *output_size)
 {
+    if (ct__host_only((const ct_tensor *const[]){input}, 1) < 0) {
+        return NULL;
+    }
     pool_geom g;
     if (adaptive_check("adaptive_avg_pool2d", input, output_size, &g) < 0 ||
         check_dtype(P_AAVG, input->dtype) < 0) {
@@ -641,6 +657,9 @@ ct_adaptive_avg_pool2d(const ct_tensor *input, const int64_t *output_size)
 ct_tensor *
 ct_adaptive_avg_pool2d_backward(const ct_tensor *grad_out, const ct_tensor *input)
 {
+    if (ct__host_only((const ct_tensor *const[]){grad_out, input}, 2) < 0) {
+        return NULL;
+    }
     pool_geom g;
     int nd = grad_out->ndim;
     if (nd < 3 || input->ndim != nd || grad_out->dtype != input->dtype) {
@@ -666,6 +685,9 @@ int
 ct_adaptive_max_pool2d(const ct_tensor *input, const int64_t *output_size,
                        ct_tensor **out, ct_tensor **indices)
 {
+    if (ct__host_only((const ct_tensor *const[]){input}, 1) < 0) {
+        return -1;
+    }
     pool_geom g;
     ct_tensor *x = NULL, *y = NULL, *ix = NULL;
     *out = *indices = NULL;

@@ -4,6 +4,7 @@
  * float as PyTorch's CPU kernels compute it; dequantization is
  * (q - zero_point) * scale in float.
  */
+#include "aten/device.h"
 #include <math.h>
 #include <string.h>
 
@@ -48,6 +49,9 @@ ct_tensor *
 ct_quantize_per_tensor(const ct_tensor *t, double scale, int64_t zero_point,
                        ct_dtype dtype)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     if (!ct_dtype_table[dtype].is_quantized) {
         ct_error(CT_ERR_RUNTIME, "Quantize: unsupported dtype %s; expected "
                  "one of QInt8, QUInt8, QInt32", ct_dtype_table[dtype].legacy);
@@ -83,6 +87,9 @@ ct_quantize_per_tensor(const ct_tensor *t, double scale, int64_t zero_point,
 ct_tensor *
 ct_int_repr(const ct_tensor *t)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     if (!ct_dtype_table[t->dtype].is_quantized) {
         ct_error(CT_ERR_RUNTIME, "int_repr is only supported for quantized tensors");
         return NULL;
@@ -100,6 +107,9 @@ ct_int_repr(const ct_tensor *t)
 ct_tensor *
 ct_dequantize(const ct_tensor *t)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     if (!ct_dtype_table[t->dtype].is_quantized) {
         return ct_to_dtype(t, CT_DTYPE_FLOAT32, false);
     }

@@ -6,6 +6,7 @@
  * *_distribution<double> do; bernoulli with a float32 probability tensor
  * is the exception (a 24-bit uniform against the float).
  */
+#include "aten/device.h"
 #include "aten/random_impl.h"
 
 typedef struct {
@@ -83,6 +84,9 @@ static const ct__draw_fn cauchy_loops[CT_DTYPE_COUNT] = {
 int
 ct_bernoulli_(ct_tensor *t, double p, ct_generator *gen)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     if (!(p >= 0 && p <= 1)) {
         return ct_error(CT_ERR_RUNTIME, "bernoulli_ expects p to be in [0, 1], but got "
                         "p=%g", p);
@@ -96,6 +100,9 @@ ct_bernoulli_(ct_tensor *t, double p, ct_generator *gen)
 int
 ct_exponential_(ct_tensor *t, double lambd, ct_generator *gen)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     if (!(lambd >= 0.0)) {
         return ct_error(CT_ERR_RUNTIME, "exponential_ expects lambda >= 0.0, but found "
                         "lambda=%g", lambd);
@@ -107,6 +114,9 @@ ct_exponential_(ct_tensor *t, double lambd, ct_generator *gen)
 int
 ct_cauchy_(ct_tensor *t, double median, double sigma, ct_generator *gen)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     dist_ctx cx = {median, sigma, 0};
     return ct__draw_into(t, gen, cauchy_loops, "cauchy_cpu", &cx);
 }
@@ -114,6 +124,9 @@ ct_cauchy_(ct_tensor *t, double median, double sigma, ct_generator *gen)
 int
 ct_geometric_(ct_tensor *t, double p, ct_generator *gen)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     if (!(p > 0 && p < 1)) {
         return ct_error(CT_ERR_RUNTIME, "geometric_ expects p to be in (0, 1), but got "
                         "p=%g", p);
@@ -182,6 +195,9 @@ static const bernoulli_p_fn bernoulli_p_loops[CT_DTYPE_COUNT] = {
 int
 ct_bernoulli_tensor_(ct_tensor *t, const ct_tensor *p, ct_generator *gen)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, p}, 2) < 0) {
+        return -1;
+    }
     bernoulli_p_fn fn = bernoulli_p_loops[t->dtype];
     ct_tensor *pe = NULL;
     int rc = -1;
@@ -224,6 +240,9 @@ done:
 ct_tensor *
 ct_bernoulli(const ct_tensor *p, ct_generator *gen)
 {
+    if (ct__host_only((const ct_tensor *const[]){p}, 1) < 0) {
+        return NULL;
+    }
     ct_tensor *t = ct_empty(p->ndim, p->sizes, p->dtype, ct_device_cpu());
     if (t != NULL && ct_bernoulli_tensor_(t, p, gen) < 0) {
         ct_tensor_decref(t);
@@ -312,6 +331,9 @@ static const poisson_fn poisson_loops[CT_DTYPE_COUNT] = {
 ct_tensor *
 ct_poisson(const ct_tensor *rates, ct_generator *gen)
 {
+    if (ct__host_only((const ct_tensor *const[]){rates}, 1) < 0) {
+        return NULL;
+    }
     poisson_fn fn = poisson_loops[rates->dtype];
     if (fn == NULL) {
         ct_error(CT_ERR_RUNTIME, "\"poisson_cpu\" not implemented for '%s'",

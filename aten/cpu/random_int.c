@@ -6,6 +6,7 @@
  * of 2^32 or more, else 32 bits.  For 32-bit draws the modulo is computed
  * by multiplication (Lemire's fastmod), exact for every 32-bit divisor.
  */
+#include "aten/device.h"
 #include <stdlib.h>
 
 #include "aten/cpu/cpu_impl.h"
@@ -116,6 +117,9 @@ static const ct__draw_fn full64_loops[CT_DTYPE_COUNT] = {
 int
 ct_random_(ct_tensor *t, ct_generator *gen)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     range_ctx cx = {0, 0, 0};
     return ct__draw_into(t, gen, random_loops, "random_", &cx);
 }
@@ -201,6 +205,9 @@ check_in_range(ct_dtype d, int64_t v, const char *name)
 int
 ct_random_range_(ct_tensor *t, int64_t from, const int64_t *to, ct_generator *gen)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     ct_dtype d = t->dtype;
     bool floating = ct_dtype_is_floating(d);
     range_ctx cx = {0, 0, 0};

@@ -8,6 +8,7 @@
  * bfloat16, as PyTorch's specialization), and a binary search of it for
  * each 53-bit uniform.  PyTorch 1.13 has no half multinomial on the CPU.
  */
+#include "aten/device.h"
 #include <string.h>
 
 #include "aten/random_impl.h"
@@ -184,6 +185,9 @@ done:
 ct_tensor *
 ct_multinomial(const ct_tensor *probs, int64_t k, bool replacement, ct_generator *gen)
 {
+    if (ct__host_only((const ct_tensor *const[]){probs}, 1) < 0) {
+        return NULL;
+    }
     if (probs->ndim < 1 || probs->ndim > 2) {
         ct_error(CT_ERR_RUNTIME, "prob_dist must be 1 or 2 dim");
         return NULL;

@@ -10,6 +10,7 @@
  * Every other tensor (smaller, or not contiguous) takes one double
  * Box-Muller sample per element in memory order, through the cache.
  */
+#include "aten/device.h"
 #include <string.h>
 
 #include "aten/random_impl.h"
@@ -203,6 +204,9 @@ check_std(double std)
 int
 ct_normal_(ct_tensor *t, double mean, double std, ct_generator *gen)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     if (check_std(std) < 0 || ct__check_floating(t, "normal_kernel_cpu") < 0) {
         return -1;
     }
@@ -222,6 +226,9 @@ ct_normal_(ct_tensor *t, double mean, double std, ct_generator *gen)
 int
 ct_log_normal_(ct_tensor *t, double mean, double std, ct_generator *gen)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     if (!(std > 0.0)) {
         return ct_error(CT_ERR_RUNTIME, "log_normal_ expects std > 0.0, but found std=%g",
                         std);
@@ -279,6 +286,9 @@ ct_tensor *
 ct_normal(const ct_tensor *mean_t, double mean, const ct_tensor *std_t, double std,
           ct_generator *gen)
 {
+    if (ct__host_only((const ct_tensor *const[]){mean_t, std_t}, 2) < 0) {
+        return NULL;
+    }
     const ct_tensor *like = mean_t != NULL ? mean_t : std_t;
     CT_ASSERT(like != NULL);
     int ndim = like->ndim;

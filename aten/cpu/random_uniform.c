@@ -5,6 +5,7 @@
  * the fused multiply-add is what PyTorch's AVX2 build computes (one
  * rounding, not two).  One 32-bit draw per element, two for float64.
  */
+#include "aten/device.h"
 #include "aten/random_impl.h"
 
 typedef struct {
@@ -40,6 +41,9 @@ static const ct__draw_fn uniform_loops[CT_DTYPE_COUNT] = {
 int
 ct_uniform_(ct_tensor *t, double from, double to, ct_generator *gen)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     if (ct__check_floating(t, "check_uniform_bounds") < 0) {
         return -1;
     }

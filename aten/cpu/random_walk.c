@@ -1,6 +1,7 @@
 /* aten/cpu/random_walk.c -- visiting a tensor's elements in memory order,
  * the order in which PyTorch's serial random kernels draw; and the checks
  * every in-place sampling op makes. */
+#include "aten/device.h"
 #include "aten/iter.h"
 #include "aten/random_impl.h"
 
@@ -26,6 +27,9 @@ inner_first(const ct__walk *w, int a, int b, int nops)
 int
 ct__walk_init(ct__walk *w, const ct_tensor *t, const ct_tensor *in)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, in}, 2) < 0) {
+        return -1;
+    }
     int nops = in != NULL ? 2 : 1;
     int64_t item[2] = {(int64_t)ct_dtype_itemsize(t->dtype),
                        in ? (int64_t)ct_dtype_itemsize(in->dtype) : 0};
@@ -114,6 +118,9 @@ int
 ct__draw_into(ct_tensor *t, ct_generator *gen, const ct__draw_fn *loops,
               const char *name, const void *cx)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     ct__draw_fn fn = loops[t->dtype];
     if (fn == NULL) {
         return ct_error(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name,
@@ -171,6 +178,9 @@ ct__floating_max(ct_dtype d)
 int
 ct__check_floating(const ct_tensor *t, const char *name)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     if (!ct_dtype_is_floating(t->dtype)) {
         return ct_error(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name,
                         ct_dtype_table[t->dtype].legacy);
@@ -181,6 +191,9 @@ ct__check_floating(const ct_tensor *t, const char *name)
 int
 ct__check_writable(const ct_tensor *t)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     if (ct_tensor_device(t).type != CT_DEVICE_CPU) {
         return ct_error(CT_ERR_RUNTIME, "random ops are only implemented on the CPU");
     }

@@ -30,6 +30,7 @@
  * (or NULL with the ct error set); inputs are borrowed.  Thread-safety:
  * no shared state; the engine's parallel parts write disjoint outputs.
  */
+#include "aten/device.h"
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -542,12 +543,15 @@ ct__reduce_read_i64(ct_dtype dtype, const char *src, int64_t stride, int64_t n,
 int
 ct__reduce_check_numeric(const char *name, const ct_tensor *t)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     if (ct_dtype_table[t->dtype].is_quantized) {
         return ct_error(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name,
                         ct_dtype_table[t->dtype].legacy);
     }
     if (ct_tensor_device(t).type != CT_DEVICE_CPU) {
-        return ct_error(CT_ERR_RUNTIME, "%s: only CPU tensors are supported", name);
+        return ct__no_device_kernel(t);
     }
     return 0;
 }
@@ -1362,6 +1366,9 @@ ct_reduce(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
           bool keepdim, ct_dtype dtype, const ct_reduce_args *args,
           ct_tensor **indices)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     const char *name = args && args->name ? args->name : reduce_names[op];
     bool mask[CT_MAX_DIMS];
     int64_t oshape[CT_MAX_DIMS];
@@ -1555,24 +1562,36 @@ fail:
 ct_tensor *
 ct_sum(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim, ct_dtype dtype)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return ct_reduce(CT_REDUCE_SUM, t, ndims, dims, keepdim, dtype, NULL, NULL);
 }
 
 ct_tensor *
 ct_mean(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim, ct_dtype dtype)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return ct_reduce(CT_REDUCE_MEAN, t, ndims, dims, keepdim, dtype, NULL, NULL);
 }
 
 ct_tensor *
 ct_prod(const ct_tensor *t, const int64_t *dim, bool keepdim, ct_dtype dtype)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return ct_reduce(CT_REDUCE_PROD, t, dim ? 1 : 0, dim, keepdim, dtype, NULL, NULL);
 }
 
 ct_tensor *
 ct_amax(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return ct_reduce(CT_REDUCE_AMAX, t, ndims, dims, keepdim, CT_DTYPE_COUNT, NULL,
                      NULL);
 }
@@ -1580,6 +1599,9 @@ ct_amax(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim)
 ct_tensor *
 ct_amin(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return ct_reduce(CT_REDUCE_AMIN, t, ndims, dims, keepdim, CT_DTYPE_COUNT, NULL,
                      NULL);
 }
@@ -1587,12 +1609,18 @@ ct_amin(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim)
 ct_tensor *
 ct_max(const ct_tensor *t)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return ct_reduce(CT_REDUCE_MAX, t, 0, NULL, false, CT_DTYPE_COUNT, NULL, NULL);
 }
 
 ct_tensor *
 ct_min(const ct_tensor *t)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return ct_reduce(CT_REDUCE_MIN, t, 0, NULL, false, CT_DTYPE_COUNT, NULL, NULL);
 }
 
@@ -1608,6 +1636,9 @@ int
 ct_max_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
            ct_tensor **indices)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     return best_dim(CT_REDUCE_MAX, t, dim, keepdim, values, indices);
 }
 
@@ -1615,6 +1646,9 @@ int
 ct_min_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
            ct_tensor **indices)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     return best_dim(CT_REDUCE_MIN, t, dim, keepdim, values, indices);
 }
 
@@ -1629,30 +1663,45 @@ arg_best(ct_reduce_op op, const ct_tensor *t, const int64_t *dim, bool keepdim)
 ct_tensor *
 ct_argmax(const ct_tensor *t, const int64_t *dim, bool keepdim)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return arg_best(CT_REDUCE_ARGMAX, t, dim, keepdim);
 }
 
 ct_tensor *
 ct_argmin(const ct_tensor *t, const int64_t *dim, bool keepdim)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return arg_best(CT_REDUCE_ARGMIN, t, dim, keepdim);
 }
 
 ct_tensor *
 ct_all(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return ct_reduce(CT_REDUCE_ALL, t, ndims, dims, keepdim, CT_DTYPE_COUNT, NULL, NULL);
 }
 
 ct_tensor *
 ct_any(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return ct_reduce(CT_REDUCE_ANY, t, ndims, dims, keepdim, CT_DTYPE_COUNT, NULL, NULL);
 }
 
 ct_tensor *
 ct_count_nonzero(const ct_tensor *t, int ndims, const int64_t *dims)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return ct_reduce(CT_REDUCE_COUNT_NONZERO, t, ndims, dims, false, CT_DTYPE_COUNT,
                      NULL, NULL);
 }
@@ -1661,6 +1710,9 @@ ct_tensor *
 ct_var(const ct_tensor *t, int ndims, const int64_t *dims, double correction,
        bool keepdim)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     ct_reduce_args a = {2, correction, NULL};
     return ct_reduce(CT_REDUCE_VAR, t, ndims, dims, keepdim, CT_DTYPE_COUNT, &a, NULL);
 }
@@ -1669,6 +1721,9 @@ ct_tensor *
 ct_std(const ct_tensor *t, int ndims, const int64_t *dims, double correction,
        bool keepdim)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     ct_reduce_args a = {2, correction, NULL};
     return ct_reduce(CT_REDUCE_STD, t, ndims, dims, keepdim, CT_DTYPE_COUNT, &a, NULL);
 }
@@ -1677,6 +1732,9 @@ int
 ct_var_mean(const ct_tensor *t, int ndims, const int64_t *dims, double correction,
             bool keepdim, bool take_sqrt, ct_tensor **var_or_std, ct_tensor **mean)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     ct_reduce_args a = {2, correction, take_sqrt ? "std_mean" : "var_mean"};
     *var_or_std = ct_reduce(take_sqrt ? CT_REDUCE_STD : CT_REDUCE_VAR, t, ndims, dims,
                             keepdim, CT_DTYPE_COUNT, &a, mean);
@@ -1687,6 +1745,9 @@ ct_tensor *
 ct_vector_norm(const ct_tensor *t, double p, int ndims, const int64_t *dims,
                bool keepdim, ct_dtype dtype, const char *name)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     ct_reduce_args a = {p, 0, name ? name : "linalg.vector_norm"};
     return ct_reduce(CT_REDUCE_NORM, t, ndims, dims, keepdim, dtype, &a, NULL);
 }
@@ -1694,6 +1755,9 @@ ct_vector_norm(const ct_tensor *t, double p, int ndims, const int64_t *dims,
 ct_tensor *
 ct_logsumexp(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return ct_reduce(CT_REDUCE_LOGSUMEXP, t, ndims, dims, keepdim, CT_DTYPE_COUNT, NULL,
                      NULL);
 }

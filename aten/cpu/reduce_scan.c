@@ -12,6 +12,7 @@
  * is large.  Floating scans accumulate in double, as PyTorch's CPU kernels
  * do (acc_type<float> is double on the CPU).
  */
+#include "aten/device.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,9 @@ ct_tensor *
 ct_scan(ct_scan_op op, const ct_tensor *t, int64_t dim, bool keepdim, ct_dtype dtype,
         ct_tensor **indices)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     const char *name = scan_names[op];
     ct_tensor *in = NULL, *out = NULL, *idx = NULL;
     int64_t oshape[CT_MAX_DIMS];
@@ -399,12 +403,18 @@ fail:
 ct_tensor *
 ct_cumsum(const ct_tensor *t, int64_t dim, ct_dtype dtype)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return ct_scan(CT_SCAN_CUMSUM, t, dim, false, dtype, NULL);
 }
 
 ct_tensor *
 ct_cumprod(const ct_tensor *t, int64_t dim, ct_dtype dtype)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return ct_scan(CT_SCAN_CUMPROD, t, dim, false, dtype, NULL);
 }
 
@@ -419,24 +429,36 @@ two_results(ct_scan_op op, const ct_tensor *t, int64_t dim, bool keepdim,
 int
 ct_cummax(const ct_tensor *t, int64_t dim, ct_tensor **values, ct_tensor **indices)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     return two_results(CT_SCAN_CUMMAX, t, dim, false, values, indices);
 }
 
 int
 ct_cummin(const ct_tensor *t, int64_t dim, ct_tensor **values, ct_tensor **indices)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     return two_results(CT_SCAN_CUMMIN, t, dim, false, values, indices);
 }
 
 ct_tensor *
 ct_softmax(const ct_tensor *t, int64_t dim, ct_dtype dtype)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return ct_scan(CT_SCAN_SOFTMAX, t, dim, false, dtype, NULL);
 }
 
 ct_tensor *
 ct_log_softmax(const ct_tensor *t, int64_t dim, ct_dtype dtype)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return ct_scan(CT_SCAN_LOG_SOFTMAX, t, dim, false, dtype, NULL);
 }
 
@@ -444,6 +466,9 @@ int
 ct_median_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
               ct_tensor **indices)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     return two_results(CT_SCAN_MEDIAN, t, dim, keepdim, values, indices);
 }
 
@@ -451,6 +476,9 @@ int
 ct_mode(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
         ct_tensor **indices)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     return two_results(CT_SCAN_MODE, t, dim, keepdim, values, indices);
 }
 
@@ -458,6 +486,9 @@ int
 ct_nanmedian_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
                  ct_tensor **indices)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     return two_results(CT_SCAN_NANMEDIAN, t, dim, keepdim, values, indices);
 }
 
@@ -494,11 +525,17 @@ median_all(ct_scan_op op, const ct_tensor *t)
 ct_tensor *
 ct_median(const ct_tensor *t)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return median_all(CT_SCAN_MEDIAN, t);
 }
 
 ct_tensor *
 ct_nanmedian(const ct_tensor *t)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return median_all(CT_SCAN_NANMEDIAN, t);
 }

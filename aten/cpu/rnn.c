@@ -6,6 +6,7 @@
  * the steps' rows (the workspace keeps the states the forward started
  * each step from, Note [RNN workspace]).
  */
+#include "aten/device.h"
 #include <cblas.h>
 #include <limits.h>
 #include <string.h>
@@ -294,6 +295,9 @@ ct_rnn_layer(const ct_rnn_steps *s, const ct_tensor *gx, const ct_tensor *w_hh,
              const ct_tensor *c0, ct_tensor **out, ct_tensor **hn, ct_tensor **cn,
              ct_tensor **ws)
 {
+    if (ct__host_only((const ct_tensor *const[]){gx, w_hh, b_hh, w_hr, h0, c0}, 6) < 0) {
+        return -1;
+    }
     rnn_geom g;
     ct_tensor *own[4] = {NULL, NULL, NULL, NULL};
     ct_tensor *o = NULL, *h = NULL, *c = NULL, *w = NULL, *gh = NULL, *hf = NULL;
@@ -425,6 +429,9 @@ ct_rnn_layer_backward(const ct_rnn_steps *s, const ct_tensor *dout,
                       const ct_tensor *ws, int64_t batch, const bool *need,
                       ct_tensor **grads)
 {
+    if (ct__host_only((const ct_tensor *const[]){dout, dhn, dcn, w_hh, w_hr, ws}, 6) < 0) {
+        return -1;
+    }
     rnn_geom g;
     ct_tensor *own[3] = {NULL, NULL, NULL};
     ct_tensor *dh = NULL, *dc = NULL, *dgi = NULL, *dgh = NULL;

@@ -3,6 +3,7 @@
  *
  * where and masked_fill move whole elements, so their loops depend only on
  * the element size (1, 2, 4 or 8 bytes), not on the dtype. */
+#include "aten/device.h"
 #include <math.h>
 #include <string.h>
 
@@ -46,6 +47,9 @@ static const ct_loop masked_fill_loops[9] = {[1] = masked_fill_1, [2] = masked_f
 ct_tensor *
 ct_where(const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b)
 {
+    if (ct__host_only((const ct_tensor *const[]){cond, a, b}, 3) < 0) {
+        return NULL;
+    }
     ct_dtype common;
     int n1, n2;
     int64_t s1[CT_MAX_DIMS], shape[CT_MAX_DIMS];
@@ -82,6 +86,9 @@ ct_where(const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b)
 int
 ct_masked_fill_(ct_tensor *t, const ct_tensor *mask, ct_scalar value)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, mask}, 2) < 0) {
+        return -1;
+    }
     uint64_t bytes = 0;
 
     if (mask->dtype != CT_DTYPE_BOOL && mask->dtype != CT_DTYPE_UINT8) {
@@ -125,6 +132,9 @@ ct_tensor *
 ct_clamp(const ct_tensor *t, const ct_tensor *min, const ct_tensor *max,
          ct_tensor *out, ct_out_mode mode)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, min, max, out}, 4) < 0) {
+        return NULL;
+    }
     if (min == NULL && max == NULL) {
         ct_error(CT_ERR_RUNTIME, "torch.clamp: At least one of 'min' or 'max' must not "
                  "be None");
@@ -189,6 +199,9 @@ ct_tensor *
 ct_nan_to_num(const ct_tensor *t, const double *nan, const double *posinf,
               const double *neginf)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     if (!ct_dtype_is_floating(t->dtype)) {
         return ct_clone(t);
     }
@@ -233,6 +246,9 @@ static const ct_loop lerp_loops[CT_DTYPE_COUNT] = {
 ct_tensor *
 ct_lerp(const ct_tensor *start, const ct_tensor *end, const ct_tensor *weight)
 {
+    if (ct__host_only((const ct_tensor *const[]){start, end, weight}, 3) < 0) {
+        return NULL;
+    }
     int n1, n2;
     int64_t s1[CT_MAX_DIMS], shape[CT_MAX_DIMS];
     ct_dtype d = start->dtype;
@@ -296,6 +312,9 @@ static const ct_loop round_dec_loops[CT_DTYPE_COUNT] = {
 ct_tensor *
 ct_round_decimals(const ct_tensor *t, int64_t decimals)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     if (decimals == 0 || !ct_dtype_is_floating(t->dtype)) {
         return ct_unary(CT_UNARY_ROUND, t, NULL, CT_OUT_NEW);
     }

@@ -12,6 +12,7 @@
  * (cat's type promotion) and splits the work across threads.  Views made
  * only for this (negative strides included) never leave this file.
  */
+#include "aten/device.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -316,9 +317,17 @@ ct_cat(int64_t n, const ct_tensor *const *ts, int64_t dim, ct_tensor *out)
     if (dt == CT_DTYPE_COUNT) {
         return NULL;
     }
+    /* on the first input's device, every other one there too */
+    ct_device dev = ct_tensor_device(ts[0]);
+    for (int64_t i = 1; i <= n; i++) {
+        const ct_tensor *t = i < n ? ts[i] : out;
+        if (t != NULL && ct__check_device(dev, t) < 0) {
+            return NULL;
+        }
+    }
     bool cl = cat_channels_last(n, ts, ndim, shape, strides);
     if (out == NULL) {
-        r = ct_empty_strided(ndim, shape, cl ? strides : NULL, dt, ct_device_cpu());
+        r = ct_empty_strided(ndim, shape, cl ? strides : NULL, dt, dev);
         if (r == NULL) {
             return NULL;
         }
@@ -353,7 +362,7 @@ ct_cat(int64_t n, const ct_tensor *const *ts, int64_t dim, ct_tensor *out)
             continue;
         }
         int64_t len = t->sizes[d];
-        if (t->numel > 0 && cat_block_ok(r, t)) {
+        if (t->numel > 0 && !ct__is_device(t) && cat_block_ok(r, t)) {
             cat_block_copy(r, t, d, pos);
         }
         else if (t->numel > 0) {

@@ -34,6 +34,7 @@
  * Thread-safety: each call owns its output; parts of one call write
  * disjoint elements.
  */
+#include "aten/device.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -691,6 +692,9 @@ as_dtype(ct_tensor *out, ct_dtype dt)
 ct_tensor *
 ct__softmax(const ct_tensor *in, int dim, bool log)
 {
+    if (ct__host_only((const ct_tensor *const[]){in}, 1) < 0) {
+        return NULL;
+    }
     ct_tensor *x = compute_copy(in), *out = NULL;
     if (x == NULL) {
         return NULL;
@@ -710,6 +714,9 @@ ct_tensor *
 ct_softmax_backward_data(const ct_tensor *grad, const ct_tensor *output, int64_t dim,
                          bool log)
 {
+    if (ct__host_only((const ct_tensor *const[]){grad, output}, 2) < 0) {
+        return NULL;
+    }
     const char *name = log ? "_log_softmax_backward_data" : "_softmax_backward_data";
     ct_dtype dt = output->dtype;
     if (dt != CT_DTYPE_FLOAT32 && dt != CT_DTYPE_FLOAT64 && dt != CT_DTYPE_BFLOAT16) {

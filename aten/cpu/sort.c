@@ -13,6 +13,7 @@
  * item size) and indices as int64.  Slices are split across the thread
  * pool when there are several and the input is large.
  */
+#include "aten/device.h"
 #include <stdatomic.h>
 
 #include "aten/cpu/sort_impl.h"
@@ -76,6 +77,9 @@ const ct__sort_fill_fn ct__sort_fill_fns[CT_DTYPE_COUNT] = {
 int
 ct__sort_check_dtype(const char *name, const ct_tensor *t, bool allow_bool)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     /* topk and kthvalue (the ops without bool) have no float16 kernel in
      * torch 1.13 either */
     if (ct_dtype_table[t->dtype].is_quantized ||
@@ -441,6 +445,9 @@ int
 ct_sort(const ct_tensor *t, int64_t dim, bool descending, bool stable,
         ct_tensor **values, ct_tensor **indices)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     ct_tensor *v = NULL, *x = NULL;
     (void)stable;               /* always stable */
     *values = *indices = NULL;
@@ -467,6 +474,9 @@ ct_sort(const ct_tensor *t, int64_t dim, bool descending, bool stable,
 ct_tensor *
 ct_argsort(const ct_tensor *t, int64_t dim, bool descending, bool stable)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     ct_tensor *x = NULL;
     (void)stable;
     if (check_sortable("sort", t, true) < 0) {
@@ -488,6 +498,9 @@ int
 ct_topk(const ct_tensor *t, int64_t k, int64_t dim, bool largest, bool sorted,
         ct_tensor **values, ct_tensor **indices)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     ct_tensor *v = NULL, *x = NULL;
     int64_t sizes[CT_MAX_DIMS];
     (void)sorted;               /* always sorted */
@@ -526,6 +539,9 @@ int
 ct_kthvalue(const ct_tensor *t, int64_t k, int64_t dim, bool keepdim,
             ct_tensor **values, ct_tensor **indices)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     ct_tensor *v = NULL, *x = NULL, *vk = NULL, *xk = NULL;
     int64_t sizes[CT_MAX_DIMS];
     int nd = 0, rc = -1;

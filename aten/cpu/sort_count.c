@@ -7,6 +7,7 @@
  * is counted in a table instead (one pass, no sort).  histc and bincount
  * count into a double (or float) table and convert once at the end.
  */
+#include "aten/device.h"
 #include <stdlib.h>
 
 #include "aten/cpu/cpu_impl.h"
@@ -126,6 +127,9 @@ int
 ct_unique(const ct_tensor *t, bool sorted, ct_tensor **values, ct_tensor **inverse,
           ct_tensor **counts)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     ct_tensor *tc = NULL, *v = NULL, *inv = NULL, *cnt = NULL;
     ct__kv *a = NULL;
     size_t abytes = 0;
@@ -259,6 +263,9 @@ static const range_fn range_fns[CT_DTYPE_COUNT] = {
 ct_tensor *
 ct_histc(const ct_tensor *t, int64_t bins, double min, double max)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     ct_tensor *tc = NULL, *out = NULL;
     double *hist = NULL;
     /* torch has no float16 histogram on the CPU */
@@ -311,6 +318,9 @@ done:
 ct_tensor *
 ct_bincount(const ct_tensor *t, const ct_tensor *weights, int64_t minlength)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, weights}, 2) < 0) {
+        return NULL;
+    }
     int64_t *iv = NULL;
     double *wv = NULL;
     ct_tensor *out = NULL;

@@ -2,6 +2,7 @@
  * each value in a sorted row, comparing keys (Note [Sort keys]) of the
  * promoted dtype, so one loop serves every dtype.
  */
+#include "aten/device.h"
 #include <stdio.h>
 
 #include "aten/cpu/sort_impl.h"
@@ -89,6 +90,9 @@ ct_tensor *
 ct_searchsorted(const ct_tensor *seq, const ct_tensor *values, bool out_int32,
                 bool right, const ct_tensor *sorter)
 {
+    if (ct__host_only((const ct_tensor *const[]){seq, values, sorter}, 3) < 0) {
+        return NULL;
+    }
     ct_tensor *s = NULL, *v = NULL, *so = NULL, *out = NULL;
     ct_dtype common;
     if (check_args(seq, values, sorter) < 0 ||
@@ -141,6 +145,9 @@ ct_tensor *
 ct_bucketize(const ct_tensor *input, const ct_tensor *boundaries, bool out_int32,
              bool right)
 {
+    if (ct__host_only((const ct_tensor *const[]){input, boundaries}, 2) < 0) {
+        return NULL;
+    }
     if (boundaries->ndim != 1) {
         ct_error(CT_ERR_RUNTIME, "boundaries tensor must be 1 dimension, but got "
                  "dim(%d)", boundaries->ndim);

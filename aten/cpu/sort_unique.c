@@ -14,6 +14,7 @@
  * laid out as torch's.  Without dim, unique_consecutive is the same walk
  * over the flattened elements (rows of one).
  */
+#include "aten/device.h"
 #include "aten/cpu/sort_impl.h"
 
 typedef struct {
@@ -185,6 +186,9 @@ int
 ct_unique_dim(const ct_tensor *t, int64_t dim, bool consecutive, ct_tensor **values,
               ct_tensor **inverse, ct_tensor **counts)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     ct_tensor *tr = NULL, *in = NULL, *v = NULL;
     int64_t zero = 0;
     int rc = -1;
@@ -243,6 +247,9 @@ int
 ct_unique_consecutive(const ct_tensor *t, ct_tensor **values, ct_tensor **inverse,
                       ct_tensor **counts)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
     ct_tensor *in = NULL;
     int64_t n = t->numel;
     int rc;

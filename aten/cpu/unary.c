@@ -8,6 +8,7 @@
  * implemented for" error.  An op of kind CT_UNARY_FLOAT converts integer
  * and bool inputs to the default float dtype first.
  */
+#include "aten/device.h"
 #include <tgmath.h>
 
 #include "aten/cpu/loops.h"
@@ -226,6 +227,9 @@ check_input(ct_unary_op op, ct_dtype d)
 ct_tensor *
 ct_unary(ct_unary_op op, const ct_tensor *t, ct_tensor *out, ct_out_mode mode)
 {
+    if (ct__host_only((const ct_tensor *const[]){t, out}, 2) < 0) {
+        return NULL;
+    }
     ct_dtype in = t->dtype, res;
     ct_tensor *src = NULL, *r = NULL;
 
@@ -303,5 +307,8 @@ done:
 ct_tensor *
 ct_neg(const ct_tensor *t)
 {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return NULL;
+    }
     return ct_unary(CT_UNARY_NEG, t, NULL, CT_OUT_NEW);
 }

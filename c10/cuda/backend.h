@@ -5,8 +5,32 @@
 #define CTORCH_C10_CUDA_BACKEND_H
 
 #include <ctorch/cuda.h>
+#include <ctorch/dtype.h>
 
-#define CT_CUDA_ABI 2
+#define CT_CUDA_ABI 3
+
+/* A strided operand of a device kernel: sizes and strides in elements,
+ * data at the first element.  The host (aten/device.c) hands every operand
+ * of one call with the same sizes, broadcast inputs carrying stride 0,
+ * dims coalesced; at most CT_CUDA_MAX_DIMS remain. */
+#define CT_CUDA_MAX_DIMS 16
+typedef struct {
+    char *data;
+    ct_dtype dtype;
+    int ndim;
+    int64_t sizes[CT_CUDA_MAX_DIMS];
+    int64_t strides[CT_CUDA_MAX_DIMS];
+} ct_cuda_view;
+
+/* The binary ops with device kernels.  Operands share one dtype (the host
+ * converts first); alpha scales b for ADD and SUB; DIV is true division
+ * (floating dtypes only). */
+#define CT_FORALL_CUDA_BINARY_OPS(X) X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(DIV, "div")
+typedef enum {
+#define X(E, N) CT_CUDA_##E,
+    CT_FORALL_CUDA_BINARY_OPS(X)
+#undef X
+} ct_cuda_binary_op;
 
 typedef struct ct_cuda_backend {
     int abi;
@@ -35,11 +59,28 @@ typedef struct ct_cuda_backend {
     int (*event_synchronize)(void *event);
     int (*event_query)(void *event, bool *done);
     int (*event_elapsed_ms)(void *start, void *end, float *ms);
+
+    /* Kernels, queued on `stream` of `device` (NULL: its default stream);
+     * they return once queued.  dst = src converted to dst's dtype
+     * (bool: nonzero; float to integer truncates, as PyTorch's casts). */
+    int (*copy)(int device, void *stream, const ct_cuda_view *dst, const ct_cuda_view *src);
+    /* every element of dst = value, given both as a double and an int64
+     * (integer dtypes take ival, so large int64 values stay exact) */
+    int (*fill)(int device, void *stream, const ct_cuda_view *dst, double fval,
+                int64_t ival);
+    /* out = a op b; alpha as in fill (ADD and SUB only) */
+    int (*binary)(int device, void *stream, ct_cuda_binary_op op, const ct_cuda_view *out,
+                  const ct_cuda_view *a, const ct_cuda_view *b, double falpha,
+                  int64_t ialpha);
 } ct_cuda_backend;
 
 /* c10/cuda_loader.c: the path of libctorch_cuda.so beside libctorch into
  * out; false when there is none. */
 bool ct__cuda_part_path(char *out, size_t n);
+
+/* c10/cuda_loader.c: the loaded part, starting CUDA first (NULL with the
+ * error set when it cannot start). */
+const ct_cuda_backend *ct__cuda_backend(void);
 
 /* Exported by libctorch_cuda.so, found with dlsym. */
 const ct_cuda_backend *ct_cuda_backend_get(void);

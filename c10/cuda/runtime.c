@@ -1,6 +1,7 @@
 /* c10/cuda/runtime.c -- the CUDA part's devices, memory, streams and
- * events over the CUDA runtime (libctorch_cuda.so; loaded by
- * c10/cuda_loader.c, which include/ctorch/cuda.h describes).
+ * events over the CUDA runtime, and the backend table's entries for the
+ * kernels of aten/cuda/ (libctorch_cuda.so; loaded by c10/cuda_loader.c,
+ * which include/ctorch/cuda.h describes).
  *
  * Device memory goes through one ct_device_cache over all devices
  * (c10/device_cache.c): its raw allocations are cudaMalloc on the block's
@@ -9,6 +10,7 @@
  * for its duration and back, as PyTorch's device guards do.
  */
 #include "c10/cuda/backend.h"
+#include "aten/cuda/cuda_impl.h"
 
 #include <ctorch/error.h>
 
@@ -446,6 +448,47 @@ event_elapsed_ms(void *start, void *end, float *ms)
     return check(cudaEventElapsedTime(ms, (cudaEvent_t)start, (cudaEvent_t)end));
 }
 
+/* --- kernels (aten/cuda/), queued with the device current ------------------- */
+
+static int
+kernel_copy(int device, void *stream, const ct_cuda_view *dst, const ct_cuda_view *src)
+{
+    int prev;
+    if (guard(device, &prev) < 0) {
+        return -1;
+    }
+    cudaError_t e = ct__cuda_copy(stream, dst, src);
+    unguard(device, prev);
+    return check(e);
+}
+
+static int
+kernel_fill(int device, void *stream, const ct_cuda_view *dst, double fval,
+            int64_t ival)
+{
+    int prev;
+    if (guard(device, &prev) < 0) {
+        return -1;
+    }
+    cudaError_t e = ct__cuda_fill(stream, dst, fval, ival);
+    unguard(device, prev);
+    return check(e);
+}
+
+static int
+kernel_binary(int device, void *stream, ct_cuda_binary_op op, const ct_cuda_view *out,
+              const ct_cuda_view *a, const ct_cuda_view *b, double falpha,
+              int64_t ialpha)
+{
+    int prev;
+    if (guard(device, &prev) < 0) {
+        return -1;
+    }
+    cudaError_t e = ct__cuda_binary(stream, op, out, a, b, falpha, ialpha);
+    unguard(device, prev);
+    return check(e);
+}
+
 static const ct_cuda_backend backend = {
     .abi = CT_CUDA_ABI,
     .device_count = device_count,
@@ -472,6 +515,9 @@ static const ct_cuda_backend backend = {
     .event_synchronize = event_synchronize,
     .event_query = event_query,
     .event_elapsed_ms = event_elapsed_ms,
+    .copy = kernel_copy,
+    .fill = kernel_fill,
+    .binary = kernel_binary,
 };
 
 const ct_cuda_backend *

@@ -683,6 +683,35 @@ ctag_to_dtype(const ct_tensor *t, ct_dtype dtype, bool copy)
     return r;
 }
 
+/* a move between devices: the gradient goes back to the input's device
+ * (ints: its device type and index) */
+static int
+to_device_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
+{
+    ct_device d = {(ct_device_type)n->ints[0], (int)n->ints[1]};
+    go[0] = ct_to_device(gi[0], d);
+    return go[0] != NULL ? 0 : -1;
+}
+
+static const ct_node_type to_device_type = {"ToCopyBackward0", to_device_apply, NULL};
+
+ct_tensor *
+ctag_to_device(const ct_tensor *t, ct_device device)
+{
+    AG_NULL_IF_ANY(t);
+    ct_tensor *r = ct_to_device(t, device);
+    if (r != NULL && ct_any_requires_grad(1, &t)) {
+        ct_node *n = ct_record(&to_device_type, 1, &t, 1, &r);
+        if (n == NULL) {
+            ct_tensor_decref(r);
+            return NULL;
+        }
+        n->ints[0] = ct_tensor_device(t).type;
+        n->ints[1] = ct_tensor_device(t).index;
+    }
+    return r;
+}
+
 static int
 identity_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
 {

@@ -93,23 +93,46 @@ ctpy_result(ct_tensor *t)
     return r;
 }
 
-/* A CUDA tensor was asked for.  A build without the CUDA part raises what
- * CPU-only PyTorch raises (from torch.cuda's lazy init); one with it, what
- * starting CUDA raises (no driver, no GPU); and where CUDA runs, that
- * tensors cannot live there yet.  Returns NULL. */
-PyObject *
-ctpy_no_cuda(void)
+/* A tensor on device d was asked for.  A build without the CUDA part
+ * raises what CPU-only PyTorch raises (from torch.cuda's lazy init); one
+ * with it, what starting CUDA raises (no driver, no GPU) or CUDA's error
+ * for an index past the devices.  "cuda" alone becomes the current
+ * device.  0, or -1 with the exception set. */
+int
+ctpy_device_ready(ct_device *d)
 {
+    if (d->type != CT_DEVICE_CUDA) {
+        return 0;
+    }
     if (!ct_cuda_is_built()) {
         PyErr_SetString(PyExc_AssertionError, "Torch not compiled with CUDA enabled");
+        return -1;
+    }
+    if (ct_cuda_init() < 0 || (d->index < 0 && ct_cuda_current_device(&d->index) < 0)) {
+        ctpy_raise();
+        return -1;
+    }
+    if (d->index >= ct_cuda_device_count()) {
+        PyErr_SetString(PyExc_RuntimeError, "CUDA error: invalid device ordinal\n"
+                        "CUDA kernel errors might be asynchronously reported at some "
+                        "other API call,so the stacktrace below might be incorrect.\n"
+                        "For debugging consider passing CUDA_LAUNCH_BLOCKING=1.");
+        return -1;
+    }
+    return 0;
+}
+
+/* Random sampling on a CUDA device (NULL with the exception set). */
+PyObject *
+ctpy_no_cuda_rng(ct_device d)
+{
+    if (ctpy_device_ready(&d) < 0) {
         return NULL;
     }
-    if (ct_cuda_init() < 0) {
-        return ctpy_raise();
-    }
     PyErr_SetString(PyExc_NotImplementedError,
-                    "ctorch: tensors on CUDA devices are not implemented yet (the CUDA "
-                    "part has devices, memory, streams and events)");
+                    "ctorch: sampling on a CUDA device is not implemented yet (PyTorch's "
+                    "CUDA generator is not reproduced); sample on the CPU and move the "
+                    "result with .cuda()");
     return NULL;
 }
 

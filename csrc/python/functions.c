@@ -16,8 +16,15 @@ ctpy_finish_factory(ct_tensor *t, const ctpy_arg *out, const ctpy_arg *device,
         return ctpy_raise();
     }
     if (device != NULL && !device->is_none && device->device.type != CT_DEVICE_CPU) {
+        /* made on the host, then moved (zeros and ones could be filled
+         * on the device instead) */
+        ct_device d = device->device;
+        ct_tensor *m = ctpy_device_ready(&d) < 0 ? NULL : ct_to_device(t, d);
         ct_tensor_decref(t);
-        return ctpy_no_cuda();
+        if (m == NULL) {
+            return PyErr_Occurred() ? NULL : ctpy_raise();
+        }
+        t = m;
     }
     if (requires_grad != NULL && requires_grad->b) {
         /* the factories' wording (torch checks them in TensorOptions) */
@@ -221,7 +228,12 @@ like(int kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
                         "tensors yet see https://github.com/pytorch/pytorch/issues/74540");
         return NULL;
     }
-    ct_tensor *t = ct_empty_strided(in->ndim, in->sizes, strides, dtype, ct_device_cpu());
+    /* on the input's device unless told otherwise, filled there */
+    ct_device dev = v[k + 2].is_none ? ct_tensor_device(in) : v[k + 2].device;
+    if (ctpy_device_ready(&dev) < 0) {
+        return NULL;
+    }
+    ct_tensor *t = ct_empty_strided(in->ndim, in->sizes, strides, dtype, dev);
     if (t != NULL && kind != 2) {
         ct_scalar val = kind == 0 ? ct_scalar_int(0) : kind == 1 ? ct_scalar_int(1) : v[1].s;
         if (ctag_fill_(t, val) < 0) {
@@ -229,7 +241,7 @@ like(int kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
             t = NULL;
         }
     }
-    return ctpy_finish_factory(t, NULL, &v[k + 2], &v[k + 4]);
+    return ctpy_finish_factory(t, NULL, NULL, &v[k + 4]);
 }
 
 FN(fn_zeros_like) { (void)self; return like(0, args, nargs, kwnames); }

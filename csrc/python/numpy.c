@@ -271,9 +271,10 @@ ctpy_tensor_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
         return NULL;
     }
     if (ct_tensor_device(t).type != CT_DEVICE_CPU) {
-        PyErr_SetString(PyExc_TypeError, "can't convert cuda:0 device type tensor to "
-                        "numpy. Use Tensor.cpu() to copy the tensor to host memory "
-                        "first.");
+        PyErr_Format(PyExc_TypeError, "can't convert %s:%d device type tensor to "
+                     "numpy. Use Tensor.cpu() to copy the tensor to host memory first.",
+                     ct_device_type_name(ct_tensor_device(t).type),
+                     ct_tensor_device(t).index);
         return NULL;
     }
     int npy = ct_to_npy(t->dtype);

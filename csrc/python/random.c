@@ -287,7 +287,7 @@ sample_factory(const sampler *s, int ndim, const int64_t *sizes, ct_dtype fallba
         return NULL;
     }
     if (!device->is_none && device->device.type != CT_DEVICE_CPU) {
-        return ctpy_no_cuda();
+        return ctpy_no_cuda_rng(device->device);
     }
     if (!out->is_none) {
         /* resized only when its shape differs: out's strides decide the
@@ -412,7 +412,7 @@ FN(fn_randperm)
         return NULL;
     }
     if (!device->is_none && device->device.type != CT_DEVICE_CPU) {
-        return ctpy_no_cuda();
+        return ctpy_no_cuda_rng(device->device);
     }
     ct_tensor *t;
     CTPY_RUN(v[0].i, t = ct_randperm(v[0].i, d, gen_of(&v[1])));
@@ -436,8 +436,9 @@ like_factory(const sampler *s, const ctpy_arg *input, const ctpy_arg *tail,
         ctpy_memfmt_strides(fmt, in, strides) < 0) {
         return NULL;
     }
-    if (!tail[2].is_none && tail[2].device.type != CT_DEVICE_CPU) {
-        return ctpy_no_cuda();
+    ct_device dev = tail[2].is_none ? ct_tensor_device(in) : tail[2].device;
+    if (dev.type != CT_DEVICE_CPU) {
+        return ctpy_no_cuda_rng(dev);
     }
     ct_tensor *t = ct_empty_strided(in->ndim, in->sizes, strides, d, ct_device_cpu());
     if (t == NULL) {

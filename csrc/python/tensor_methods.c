@@ -163,7 +163,15 @@ t_item(PyObject *self, PyObject *unused)
         }
         return ctpy_scalar_to_py(s);
     }
-    if (ct_tensor_item(SELF, &s) < 0) {
+    const ct_tensor *t = SELF;
+    ct_tensor *h = NULL;
+    if (ct_tensor_device(t).type != CT_DEVICE_CPU &&
+        (t = h = ct_to_device(SELF, ct_device_cpu())) == NULL) {
+        return ctpy_raise();
+    }
+    int rc = ct_tensor_item(t, &s);
+    ct_tensor_decref(h);
+    if (rc < 0) {
         return ctpy_raise();
     }
     return ctpy_scalar_to_py(s);
@@ -598,8 +606,27 @@ t_to(FASTCALL_ARGS)
     if (ctpy_to_memory_format(fmt_obj, CTPY_MEMFMT_PRESERVE, "to", &fmt) < 0) {
         return NULL;
     }
-    if (device.type != ct_tensor_device(SELF).type) {
-        return ctpy_no_cuda();
+    if (ctpy_device_ready(&device) < 0) {
+        return NULL;
+    }
+    if (!ct_device_eq(device, ct_tensor_device(SELF))) {
+        /* move, then convert on the new device (copy= is then moot) */
+        ct_tensor *m;
+        RUN_OP(m, SELF->numel, ctag_to_device(SELF, device));
+        PyObject *moved = ctpy_result(m);
+        if (moved == NULL || (dtype == m->dtype && fmt == CTPY_MEMFMT_PRESERVE)) {
+            return moved;
+        }
+        PyObject *to = PyObject_GetAttrString(moved, "to");
+        PyObject *a = Py_BuildValue("(O)", ctpy_dtype_obj(dtype));
+        PyObject *kw = Py_BuildValue("{sO}", "memory_format",
+                                     fmt_obj != NULL ? fmt_obj : Py_None);
+        PyObject *r = to && a && kw ? PyObject_Call(to, a, kw) : NULL;
+        Py_XDECREF(to);
+        Py_XDECREF(a);
+        Py_XDECREF(kw);
+        Py_DECREF(moved);
+        return r;
     }
     /* torch returns self unless something changes; a layout request counts
      * only when it differs from the suggested format (channels_last for a

@@ -124,6 +124,18 @@ ctpy_tensor_tolist(PyObject *self, PyObject *unused)
 {
     (void)unused;
     ct_tensor *t = ctpy_tensor(self);
+    if (ct_tensor_device(t).type != CT_DEVICE_CPU) {
+        /* read from a host copy */
+        ct_tensor *h = ct_to_device(t, ct_device_cpu());
+        if (h == NULL) {
+            return ctpy_raise();
+        }
+        PyObject *hobj = ctpy_wrap(h);
+        ct_tensor_decref(h);
+        PyObject *r = hobj != NULL ? ctpy_tensor_tolist(hobj, NULL) : NULL;
+        Py_XDECREF(hobj);
+        return r;
+    }
     if (ct_dtype_table[t->dtype].is_quantized) {
         ct_tensor *d = ct_dequantize(t);
         if (d == NULL) {

@@ -225,6 +225,7 @@ ct_tensor *ctag_nan_to_num(const ct_tensor *t, const double *nan, const double *
                            const double *neginf);
 ct_tensor *ctag_lerp(const ct_tensor *start, const ct_tensor *end, const ct_tensor *weight);
 ct_tensor *ctag_to_dtype(const ct_tensor *t, ct_dtype dtype, bool copy);
+ct_tensor *ctag_to_device(const ct_tensor *t, ct_device device);
 ct_tensor *ctag_clone(const ct_tensor *t);
 ct_tensor *ctag_contiguous(const ct_tensor *t);
 int ctag_copy_(ct_tensor *dst, const ct_tensor *src);

@@ -66,4 +66,9 @@ int ct_cuda_event_synchronize(void *event);
 int ct_cuda_event_query(void *event, bool *done);
 int ct_cuda_event_elapsed_ms(void *start, void *end, float *ms);
 
+/* The calling thread's current stream on device (NULL: the default one);
+ * kernels on that device's tensors are queued there. */
+int ct_cuda_current_stream(int device, void **stream);
+int ct_cuda_set_current_stream(int device, void *stream);
+
 #endif

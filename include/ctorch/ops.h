@@ -158,6 +158,9 @@ int ct_copy_(ct_tensor *dst, const ct_tensor *src);
 /* A tensor of dtype `dtype` with t's values; t itself (new ref) when the
  * dtype already matches and !copy. */
 ct_tensor *ct_to_dtype(const ct_tensor *t, ct_dtype dtype, bool copy);
+/* A copy of t on device (strides kept when t is dense), waiting for the
+ * copy when it touches host memory.  "cuda" alone is the current device. */
+ct_tensor *ct_to_device(const ct_tensor *t, ct_device device);
 /* Contiguous copy, or t itself (new ref) when already contiguous. */
 ct_tensor *ct_contiguous(const ct_tensor *t);
 /* Copy keeping a dense layout (memory_format=preserve). */

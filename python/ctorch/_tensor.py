@@ -133,11 +133,22 @@ class Tensor(_C.TensorBase):
         return self.transpose(-2, -1)
 
     def cpu(self, memory_format=None):
-        return self
+        if self.device.type == "cpu" and memory_format is None:
+            return self
+        return self.to("cpu", memory_format=memory_format)
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         from . import cuda
         cuda._lazy_init()
+        if device is None:
+            device = _C.device("cuda", cuda.current_device())
+        elif isinstance(device, int):
+            device = _C.device("cuda", device)
+        else:
+            device = _C.device(device)
+            if device.type != "cuda":
+                raise RuntimeError("Invalid device, must be cuda device")
+        return self.to(device, non_blocking=non_blocking, memory_format=memory_format)
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         """With no argument, the legacy type name ('torch.FloatTensor');
@@ -183,19 +194,28 @@ class Tensor(_C.TensorBase):
         return self
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-        return _C.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return _C.tensor(data, dtype=dtype or self.dtype,
+                         device=self.device if device is None else device,
+                         requires_grad=requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-        return _C.empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return _C.empty(*size, dtype=dtype or self.dtype,
+                        device=self.device if device is None else device,
+                        requires_grad=requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        return _C.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return _C.zeros(*size, dtype=dtype or self.dtype,
+                        device=self.device if device is None else device,
+                        requires_grad=requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-        return _C.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return _C.ones(*size, dtype=dtype or self.dtype,
+                       device=self.device if device is None else device,
+                       requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
         return _C.full(size, fill_value, dtype=dtype or self.dtype,
+                       device=self.device if device is None else device,
                        requires_grad=requires_grad)
 
     def type_as(self, other):

@@ -451,7 +451,9 @@ def _str(self, *, tensor_contents=None):
         if not has_default_dtype:
             suffixes.append("dtype=" + str(dtype))
         if not custom:
-            body = _tensor_text(self, indent)
+            # a device tensor's values are formatted from a host copy
+            values = self.detach().cpu() if self.device.type != "cpu" else self
+            body = _tensor_text(values, indent)
 
     grad_fn = getattr(self, "grad_fn", None)
     if grad_fn is not None:

@@ -2,6 +2,8 @@
  * ct_arange, ct_range, ct_linspace, ct_logspace, ct_eye. */
 #include "tests/c/test.h"
 
+#include <ctorch/cuda.h>
+
 static const ct_dtype numeric[] = {
     CT_DTYPE_UINT8, CT_DTYPE_INT8, CT_DTYPE_INT16, CT_DTYPE_INT32, CT_DTYPE_INT64,
     CT_DTYPE_FLOAT16, CT_DTYPE_FLOAT32, CT_DTYPE_FLOAT64, CT_DTYPE_BFLOAT16,
@@ -53,10 +55,20 @@ TEST_IMPL(factory_empty)
     CT_ASSERT_TRUE(ct_empty(2, neg, CT_DTYPE_FLOAT32, ct_device_cpu()) == NULL);
     CT_ASSERT_ERROR(CT_ERR_RUNTIME,
                     "Trying to create tensor with negative dimension -1: [2, -1]");
+    ct_device meta = {CT_DEVICE_META, -1};
+    CT_ASSERT_TRUE(ct_empty(2, s23, CT_DTYPE_FLOAT32, meta) == NULL);
+    CT_ASSERT_ERROR(CT_ERR_RUNTIME, "ctorch cannot allocate on device 'meta'");
+    if (ct_cuda_device_count() > 0) {
+        return;                 /* a GPU is here: cuda allocates */
+    }
+    /* no GPU: allocating on cuda fails as starting CUDA does */
     ct_device cuda = {CT_DEVICE_CUDA, 0};
+    CT_ASSERT_TRUE(ct_cuda_init() < 0);
+    char why[512];
+    snprintf(why, sizeof why, "%s", ct_error_message());
+    ct_error_clear();
     CT_ASSERT_TRUE(ct_empty(2, s23, CT_DTYPE_FLOAT32, cuda) == NULL);
-    CT_ASSERT_ERROR(CT_ERR_RUNTIME, "ctorch was built without CUDA support; "
-                    "cannot allocate on device 'cuda'");
+    CT_ASSERT_ERROR(CT_ERR_RUNTIME, why);
 }
 
 TEST_IMPL(factory_full_zeros_ones)

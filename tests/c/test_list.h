@@ -76,6 +76,12 @@
     TEST_ENTRY(device_cache_record_stream)                                    \
     TEST_ENTRY(device_cache_out_of_memory)                                    \
     TEST_ENTRY(device_cache_churn)                                            \
+    /* test_cuda_kernel_math.c */                                             \
+    TEST_ENTRY(cuda_kernel_offsets)                                           \
+    TEST_ENTRY(cuda_kernel_half_bits)                                         \
+    TEST_ENTRY(cuda_kernel_casts)                                             \
+    TEST_ENTRY(cuda_kernel_binary)                                            \
+    TEST_ENTRY(cuda_kernel_fill_values)                                       \
     /* test_linalg.c */                                                       \
     TEST_ENTRY(linalg_mm)                                                     \
     TEST_ENTRY(linalg_matmul_ranks)                                           \

@@ -386,11 +386,9 @@ class Module:
                                 "dtypes, but got desired dtype={}".format(dtype))
 
         def convert(t):
-            if device is not None and getattr(device, "type", "cpu") != "cpu":
-                return t.cuda(device)
             if dtype is not None and t.is_floating_point():
-                return t.to(dtype)
-            return t
+                return t.to(device, dtype, non_blocking)
+            return t.to(device, non_blocking=non_blocking)
 
         return self._apply(convert)
 

@@ -1,0 +1,38 @@
+/* aten/cuda/cuda_impl.h -- the device kernels' entry points, shared with
+ * c10/cuda/runtime.c (which puts them in the backend table).
+ *
+ * Each queues its kernel on `stream` (NULL: the legacy default stream) of
+ * the current device, which the caller has set, and returns once queued:
+ * cudaSuccess, or the CUDA error (the caller turns it into ctorch's).
+ * Operands are ct_cuda_views as c10/cuda/backend.h describes them; views
+ * the kernels cannot take (a dtype outside CT_FORALL_NUMERIC_DTYPES, an op
+ * the dtype lacks, sizes that differ) give cudaErrorInvalidValue.
+ * Zero-element views launch nothing.
+ */
+#ifndef CTORCH_ATEN_CUDA_CUDA_IMPL_H
+#define CTORCH_ATEN_CUDA_CUDA_IMPL_H
+
+#include <cuda_runtime.h>
+
+#include "c10/cuda/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* dst = src converted to dst's dtype (aten/cuda/copy_fill.cu) */
+cudaError_t ct__cuda_copy(void *stream, const ct_cuda_view *dst,
+                          const ct_cuda_view *src);
+/* every element of dst = the value (aten/cuda/copy_fill.cu) */
+cudaError_t ct__cuda_fill(void *stream, const ct_cuda_view *dst, double fval,
+                          int64_t ival);
+/* out = a op b, alpha scaling b for ADD and SUB (aten/cuda/binary.cu) */
+cudaError_t ct__cuda_binary(void *stream, ct_cuda_binary_op op, const ct_cuda_view *out,
+                            const ct_cuda_view *a, const ct_cuda_view *b,
+                            double falpha, int64_t ialpha);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,548 @@
+/* tests/fake_cuda/part.c -- a pretend CUDA part for tests on machines
+ * without a GPU: build/tests/libctorch_cuda_fake.so, loaded in place of
+ * libctorch_cuda.so when CTORCH_CUDA_PART names it (c10/cuda_loader.c).
+ *
+ * Its devices' memory is host memory, handed out through the same caching
+ * allocator as the real part's (c10/device_cache.c), and its kernels run
+ * ctorch's CPU kernels on CPU tensors laid over that memory.  That memory
+ * is mapped PROT_NONE except while one of its kernels or copies runs, so
+ * host code that reads a device tensor's data behind the device's back
+ * faults here as it would on a GPU.  So everything
+ * libctorch does around a device -- storages, copies in each direction,
+ * dispatch, dtype and device checks, streams, memory counters -- runs as
+ * it would over CUDA; only the .cu kernels and the CUDA runtime calls of
+ * c10/cuda/runtime.c are not exercised.  Every kernel call is counted
+ * (fake_cuda_kernel_count) so tests can tell a device kernel from a host
+ * fallback.
+ *
+ * CTORCH_FAKE_CUDA_DEVICES sets the device count (default 2) and
+ * CTORCH_FAKE_CUDA_MIB each device's capacity (default 256).
+ */
+#include "c10/cuda/backend.h"
+
+#include <ctorch/ctorch.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#define MAX_DEVICES 8
+
+typedef struct {
+    int device;
+    bool recorded;
+    double when_ms;
+} fake_event;
+
+static int ndevices;
+static size_t capacity;
+static atomic_size_t used[MAX_DEVICES];
+static ct_device_cache *cache;
+static _Thread_local int current;
+static atomic_long kernels[3];              /* copy, fill, binary */
+
+static double
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* --- raw device memory for the cache: mappings against a capacity ------- */
+typedef struct {
+    char *p;
+    size_t n;
+    int device;
+} segment;
+
+static pthread_mutex_t seg_lock = PTHREAD_MUTEX_INITIALIZER;
+static segment *segs;
+static int nsegs, segs_cap;
+
+/* Let the host at device memory for one kernel or copy (serialised). */
+static void
+device_open(void)
+{
+    pthread_mutex_lock(&seg_lock);
+    for (int i = 0; i < nsegs; i++) {
+        mprotect(segs[i].p, segs[i].n, PROT_READ | PROT_WRITE);
+    }
+}
+
+static void
+device_close(void)
+{
+    for (int i = 0; i < nsegs; i++) {
+        mprotect(segs[i].p, segs[i].n, PROT_NONE);
+    }
+    pthread_mutex_unlock(&seg_lock);
+}
+
+static void *
+raw_alloc(void *ctx, int device, size_t size)
+{
+    (void)ctx;
+    if (atomic_fetch_add(&used[device], size) + size > capacity) {
+        atomic_fetch_sub(&used[device], size);
+        return NULL;
+    }
+    void *p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    pthread_mutex_lock(&seg_lock);
+    if (p != MAP_FAILED && nsegs == segs_cap) {
+        segment *g = realloc(segs, sizeof *g * (size_t)(segs_cap * 2 + 16));
+        if (g == NULL) {
+            munmap(p, size);
+            p = MAP_FAILED;
+        }
+        else {
+            segs = g;
+            segs_cap = segs_cap * 2 + 16;
+        }
+    }
+    if (p != MAP_FAILED) {
+        segs[nsegs++] = (segment){p, size, device};
+    }
+    pthread_mutex_unlock(&seg_lock);
+    if (p == MAP_FAILED) {
+        atomic_fetch_sub(&used[device], size);
+        return NULL;
+    }
+    return p;
+}
+
+static void
+raw_free(void *ctx, int device, void *p)
+{
+    (void)ctx;
+    pthread_mutex_lock(&seg_lock);
+    for (int i = 0; i < nsegs; i++) {
+        if (segs[i].p == p) {
+            munmap(p, segs[i].n);
+            atomic_fetch_sub(&used[device], segs[i].n);
+            segs[i] = segs[--nsegs];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&seg_lock);
+}
+
+/* work is done when queued, so a free never waits for a stream */
+static void *
+cache_event_record(void *ctx, int device, void *stream)
+{
+    (void)ctx;
+    (void)device;
+    (void)stream;
+    return NULL;
+}
+
+static bool
+cache_event_done(void *ctx, void *event)
+{
+    (void)ctx;
+    (void)event;
+    return true;
+}
+
+static void
+cache_event_free(void *ctx, void *event)
+{
+    (void)ctx;
+    (void)event;
+}
+
+static void
+cache_mem_info(void *ctx, int device, size_t *free_bytes, size_t *total_bytes)
+{
+    (void)ctx;
+    *total_bytes = capacity;
+    *free_bytes = capacity - atomic_load(&used[device]);
+}
+
+static const ct_device_cache_ops cache_ops = {
+    "CUDA", NULL, raw_alloc, raw_free, cache_event_record, cache_event_done,
+    cache_event_free, cache_mem_info,
+};
+
+/* --- devices ------------------------------------------------------------ */
+static int
+check_device(int device)
+{
+    if (device < 0 || device >= ndevices) {
+        return ct_error(CT_ERR_RUNTIME, "CUDA error: invalid device ordinal");
+    }
+    return 0;
+}
+
+static int
+device_count(int *n)
+{
+    *n = ndevices;
+    return 0;
+}
+
+static int
+current_device(int *device)
+{
+    *device = current;
+    return 0;
+}
+
+static int
+set_device(int device)
+{
+    if (check_device(device) < 0) {
+        return -1;
+    }
+    current = device;
+    return 0;
+}
+
+static int
+synchronize(int device)
+{
+    return check_device(device);
+}
+
+static int
+properties(int device, ct_cuda_properties *out)
+{
+    if (check_device(device) < 0) {
+        return -1;
+    }
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "ctorch fake device %d", device);
+    out->major = 9;
+    out->minor = 0;
+    out->total_memory = capacity;
+    out->multi_processor_count = 4;
+    return 0;
+}
+
+static int
+mem_info(int device, size_t *free_bytes, size_t *total_bytes)
+{
+    if (check_device(device) < 0) {
+        return -1;
+    }
+    cache_mem_info(NULL, device, free_bytes, total_bytes);
+    return 0;
+}
+
+/* --- memory --------------------------------------------------------------- */
+static void *
+fake_malloc(int device, void *stream, size_t size)
+{
+    return ct_device_cache_alloc(cache, device, stream, size);
+}
+
+static int
+fake_free(void *p)
+{
+    return ct_device_cache_release(cache, p);
+}
+
+static int
+record_stream(void *p, void *stream)
+{
+    return ct_device_cache_record_stream(cache, p, stream);
+}
+
+static int
+empty_cache(void)
+{
+    ct_device_cache_empty(cache);
+    return 0;
+}
+
+static int
+stats(int device, ct_device_cache_stats *out)
+{
+    if (check_device(device) < 0) {
+        return -1;
+    }
+    *out = ct_device_cache_stats_get(cache, device);
+    return 0;
+}
+
+static int
+reset_peak(int device)
+{
+    if (check_device(device) < 0) {
+        return -1;
+    }
+    ct_device_cache_reset_peak(cache, device);
+    return 0;
+}
+
+static int
+fake_memcpy(void *dst, const void *src, size_t n, void *stream, bool blocking)
+{
+    (void)stream;
+    (void)blocking;
+    device_open();
+    memmove(dst, src, n);
+    device_close();
+    return 0;
+}
+
+/* --- streams and events: work is done when queued ----------------------- */
+static int
+stream_new(int device, int priority, void **out)
+{
+    (void)priority;
+    if (check_device(device) < 0) {
+        return -1;
+    }
+    *out = malloc(1);
+    return *out != NULL ? 0 : ct_error(CT_ERR_NOMEM, "out of memory");
+}
+
+static int
+stream_free(void *stream)
+{
+    free(stream);
+    return 0;
+}
+
+static int
+stream_synchronize(int device, void *stream)
+{
+    (void)stream;
+    return check_device(device);
+}
+
+static int
+stream_query(int device, void *stream, bool *done)
+{
+    (void)stream;
+    *done = true;
+    return check_device(device);
+}
+
+static int
+stream_wait_event(int device, void *stream, void *event)
+{
+    (void)stream;
+    (void)event;
+    return check_device(device);
+}
+
+static int
+event_new(int device, bool timing, bool blocking, void **out)
+{
+    (void)timing;
+    (void)blocking;
+    if (check_device(device) < 0) {
+        return -1;
+    }
+    fake_event *e = calloc(1, sizeof *e);
+    if (e == NULL) {
+        return ct_error(CT_ERR_NOMEM, "out of memory");
+    }
+    e->device = device;
+    *out = e;
+    return 0;
+}
+
+static int
+event_free(void *event)
+{
+    free(event);
+    return 0;
+}
+
+static int
+event_record(int device, void *event, void *stream)
+{
+    (void)stream;
+    if (check_device(device) < 0) {
+        return -1;
+    }
+    fake_event *e = event;
+    e->recorded = true;
+    e->when_ms = now_ms();
+    return 0;
+}
+
+static int
+event_synchronize(void *event)
+{
+    (void)event;
+    return 0;
+}
+
+static int
+event_query(void *event, bool *done)
+{
+    (void)event;
+    *done = true;
+    return 0;
+}
+
+static int
+event_elapsed_ms(void *start, void *end, float *ms)
+{
+    fake_event *a = start, *b = end;
+    if (!a->recorded || !b->recorded) {
+        return ct_error(CT_ERR_RUNTIME, "CUDA error: device not ready");
+    }
+    *ms = (float)(b->when_ms - a->when_ms);
+    return 0;
+}
+
+/* --- kernels: ctorch's CPU kernels over the views' memory ------------------ */
+
+/* A CPU tensor laid over a view's memory (borrowed: freeing it frees
+ * nothing of the view's). */
+static ct_tensor *
+host_tensor(const ct_cuda_view *v)
+{
+    int64_t lo = 0, hi = 0;
+    for (int i = 0; i < v->ndim; i++) {
+        if (v->sizes[i] == 0) {
+            lo = hi = 0;
+            break;
+        }
+        int64_t span = (v->sizes[i] - 1) * v->strides[i];
+        *(span < 0 ? &lo : &hi) += span;
+    }
+    size_t item = ct_dtype_itemsize(v->dtype);
+    ct_storage *s = ct_storage_new_external(v->data + lo * (int64_t)item,
+                                            (size_t)(hi - lo + 1) * item,
+                                            ct_device_cpu(), NULL, NULL);
+    if (s == NULL) {
+        return NULL;
+    }
+    ct_tensor *t = ct_tensor_new(s, -lo, v->ndim, v->sizes, v->strides, v->dtype);
+    ct_storage_decref(s);
+    return t;
+}
+
+static int
+kernel_copy(int device, void *stream, const ct_cuda_view *dst, const ct_cuda_view *src)
+{
+    (void)stream;
+    atomic_fetch_add(&kernels[0], 1);
+    ct_tensor *d = check_device(device) < 0 ? NULL : host_tensor(dst);
+    ct_tensor *s = d != NULL ? host_tensor(src) : NULL;
+    int rc = -1;
+    if (s != NULL) {
+        device_open();
+        rc = ct_copy_(d, s);
+        device_close();
+    }
+    ct_tensor_decref(s);
+    ct_tensor_decref(d);
+    return rc;
+}
+
+static int
+kernel_fill(int device, void *stream, const ct_cuda_view *dst, double fval, int64_t ival)
+{
+    (void)stream;
+    atomic_fetch_add(&kernels[1], 1);
+    ct_tensor *d = check_device(device) < 0 ? NULL : host_tensor(dst);
+    ct_scalar v = ct_dtype_is_floating(dst->dtype) ? ct_scalar_float(fval)
+                  : dst->dtype == CT_DTYPE_BOOL    ? ct_scalar_bool(ival != 0)
+                                                   : ct_scalar_int(ival);
+    int rc = -1;
+    if (d != NULL) {
+        device_open();
+        rc = ct_fill_(d, v);
+        device_close();
+    }
+    ct_tensor_decref(d);
+    return rc;
+}
+
+static int
+kernel_binary(int device, void *stream, ct_cuda_binary_op op, const ct_cuda_view *out,
+              const ct_cuda_view *a, const ct_cuda_view *b, double falpha, int64_t ialpha)
+{
+    static const ct_binary_op ops[] = {
+        [CT_CUDA_ADD] = CT_BINARY_ADD, [CT_CUDA_SUB] = CT_BINARY_SUB,
+        [CT_CUDA_MUL] = CT_BINARY_MUL, [CT_CUDA_DIV] = CT_BINARY_DIV};
+    (void)stream;
+    atomic_fetch_add(&kernels[2], 1);
+    int rc = -1;
+    ct_tensor *o = check_device(device) < 0 ? NULL : host_tensor(out);
+    ct_tensor *x = o != NULL ? host_tensor(a) : NULL;
+    ct_tensor *y = x != NULL ? host_tensor(b) : NULL;
+    if (y != NULL) {
+        ct_scalar alpha = ct_dtype_is_floating(out->dtype) ? ct_scalar_float(falpha)
+                          : out->dtype == CT_DTYPE_BOOL    ? ct_scalar_bool(ialpha != 0)
+                                                           : ct_scalar_int(ialpha);
+        device_open();
+        ct_tensor *r = ct_binary(ops[op], x, y, alpha, o, CT_OUT_GIVEN);
+        device_close();
+        rc = r != NULL ? 0 : -1;
+        ct_tensor_decref(r);
+    }
+    ct_tensor_decref(y);
+    ct_tensor_decref(x);
+    ct_tensor_decref(o);
+    return rc;
+}
+
+/* For tests (through ctypes): how many times a kernel ran. */
+long fake_cuda_kernel_count(const char *name);
+long
+fake_cuda_kernel_count(const char *name)
+{
+    int i = strcmp(name, "copy") == 0 ? 0 : strcmp(name, "fill") == 0 ? 1 : 2;
+    return atomic_load(&kernels[i]);
+}
+
+static const ct_cuda_backend backend = {
+    .abi = CT_CUDA_ABI,
+    .device_count = device_count,
+    .current_device = current_device,
+    .set_device = set_device,
+    .synchronize = synchronize,
+    .properties = properties,
+    .mem_info = mem_info,
+    .malloc = fake_malloc,
+    .free = fake_free,
+    .record_stream = record_stream,
+    .empty_cache = empty_cache,
+    .stats = stats,
+    .reset_peak = reset_peak,
+    .memcpy = fake_memcpy,
+    .stream_new = stream_new,
+    .stream_free = stream_free,
+    .stream_synchronize = stream_synchronize,
+    .stream_query = stream_query,
+    .stream_wait_event = stream_wait_event,
+    .event_new = event_new,
+    .event_free = event_free,
+    .event_record = event_record,
+    .event_synchronize = event_synchronize,
+    .event_query = event_query,
+    .event_elapsed_ms = event_elapsed_ms,
+    .copy = kernel_copy,
+    .fill = kernel_fill,
+    .binary = kernel_binary,
+};
+
+const ct_cuda_backend *
+ct_cuda_backend_get(void)
+{
+    if (cache == NULL) {
+        const char *n = getenv("CTORCH_FAKE_CUDA_DEVICES");
+        const char *mib = getenv("CTORCH_FAKE_CUDA_MIB");
+        ndevices = n != NULL ? atoi(n) : 2;
+        ndevices = ndevices < 0 ? 0 : ndevices > MAX_DEVICES ? MAX_DEVICES : ndevices;
+        capacity = (size_t)(mib != NULL ? atol(mib) : 256) << 20;
+        cache = ct_device_cache_new(&cache_ops, ndevices > 0 ? ndevices : 1);
+        if (cache == NULL) {
+            return NULL;
+        }
+    }
+    return &backend;
+}

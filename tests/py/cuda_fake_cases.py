@@ -1,0 +1,351 @@
+"""CUDA tensors over the pretend device (tests/fake_cuda/part.c), run by
+test_cuda_fake.py in a process started with CTORCH_CUDA_PART set.
+
+The pretend device's memory is host memory that is unreadable outside its
+kernels, so any host code reading a device tensor's data faults and kills
+this process.  Each case_* function asserts; `main` runs them all and prints
+one JSON line {name: "ok" | traceback}.
+"""
+import ctypes
+import json
+import os
+import sys
+import traceback
+
+import ctorch as torch
+import ctorch.nn.functional as F
+
+DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+          torch.float16, torch.bfloat16, torch.float32, torch.float64]
+_fake = []
+
+
+def kernels(name):
+    """How many times the pretend part ran kernel `name`."""
+    if not _fake:
+        _fake.append(ctypes.CDLL(os.environ["CTORCH_CUDA_PART"]))
+        _fake[0].fake_cuda_kernel_count.restype = ctypes.c_long
+    return _fake[0].fake_cuda_kernel_count(name.encode())
+
+
+def case_names():
+    return sorted(n for n in globals() if n.startswith("case_"))
+
+
+def same(dev_t, cpu_t):
+    assert dev_t.device.type == "cuda", dev_t.device
+    h = dev_t.cpu()
+    assert h.device.type == "cpu"
+    assert h.dtype == cpu_t.dtype, (h.dtype, cpu_t.dtype)
+    assert h.shape == cpu_t.shape, (h.shape, cpu_t.shape)
+    # NaN compares equal to NaN here: bit patterns are what is checked
+    assert repr(h.tolist()) == repr(cpu_t.tolist()), (h.tolist(), cpu_t.tolist())
+
+
+def raises(exc, fn, text=None):
+    try:
+        fn()
+    except exc as e:
+        if text is not None:
+            assert str(e) == text, repr(str(e))
+        return str(e)
+    raise AssertionError("no %s raised" % exc.__name__)
+
+
+def sample(dtype):
+    x = torch.tensor([[0.0, 1.5, -2.0, 3.25], [100.0, -0.5, 7.0, 0.0], [1.0, 2.0, 3.0, 4.0]])
+    if dtype == torch.bool:
+        return x != 0
+    if dtype == torch.uint8:
+        return x.abs().to(dtype)
+    return x.to(dtype)
+
+
+# --- moving and copying -------------------------------------------------------
+
+def case_roundtrip_every_dtype_and_layout():
+    for dt in DTYPES:
+        x = sample(dt)
+        for v in (x, x.t(), x[:, 1:3], x[1:, ::2], x[0].expand(3, 4), x[2]):
+            before = kernels("copy")
+            y = v.cuda()
+            assert y.device == torch.device("cuda:0") and y.is_cuda
+            assert y.stride() == v.stride() or not v.is_contiguous()
+            same(y, v.contiguous())
+            # the strided views were laid out by the device copy kernel
+            assert kernels("copy") >= before
+
+
+def case_strided_device_copies():
+    x = torch.arange(24.).reshape(2, 3, 4)
+    y = x.cuda()
+    same(y.permute(2, 0, 1).contiguous(), x.permute(2, 0, 1).contiguous())
+    z = torch.zeros(4, 3, device="cuda")
+    before = kernels("copy")
+    z.t().copy_(y[1])                       # device to device, into a transposed view
+    assert kernels("copy") == before + 1
+    same(z, x[1].t().contiguous())
+    w = torch.zeros(3, 4, device="cuda")
+    w.copy_(torch.tensor([1., 2., 3., 4.]))  # host row broadcast into device memory
+    same(w, torch.tensor([1., 2., 3., 4.]).expand(3, 4).contiguous())
+    h = torch.zeros(4, 3)
+    h.t().copy_(y[0])                       # device into a strided host view
+    assert h.t().tolist() == x[0].tolist()
+
+
+def case_dtype_conversion_on_device():
+    for src in DTYPES:
+        for dst in DTYPES:
+            x = sample(src)
+            same(x.cuda().to(dst), x.to(dst))
+
+
+def case_between_devices():
+    x = torch.arange(6).reshape(2, 3)
+    a = x.cuda(0)
+    b = a.to("cuda:1")
+    assert str(b.device) == "cuda:1"
+    same(b, x)
+    c = torch.empty(3, 2, dtype=torch.int64, device="cuda:1")
+    c.copy_(a.t())
+    same(c, x.t().contiguous())
+    assert a.cuda(0) is a and a.to("cuda:0") is a
+    assert a.cpu().cpu().device.type == "cpu"
+
+
+def case_factories():
+    same(torch.zeros(2, 3, device="cuda"), torch.zeros(2, 3))
+    same(torch.ones(2, dtype=torch.int32, device="cuda:1"), torch.ones(2, dtype=torch.int32))
+    same(torch.full((2, 2), 7.5, device=torch.device("cuda", 0)), torch.full((2, 2), 7.5))
+    same(torch.tensor([[1, 2], [3, 4]], device="cuda"), torch.tensor([[1, 2], [3, 4]]))
+    same(torch.arange(5, device="cuda"), torch.arange(5))
+    assert torch.zeros(1, device="cuda:1").device.index == 1
+    y = torch.arange(6.).reshape(2, 3).cuda(1)
+    for fn, ref in ((torch.zeros_like, torch.zeros(2, 3)), (torch.ones_like, torch.ones(2, 3))):
+        r = fn(y)
+        assert r.device.index == 1
+        same(r, ref)
+    same(torch.full_like(y, 2), torch.full((2, 3), 2.))
+    assert torch.empty_like(y).device == y.device
+    assert torch.zeros_like(y, device="cpu").device.type == "cpu"
+    same(y.new_zeros(2), torch.zeros(2))
+    same(y.new_ones(2, 2), torch.ones(2, 2))
+    same(y.new_full((3,), 4.), torch.full((3,), 4.))
+    same(y.new_tensor([1., 2.]), torch.tensor([1., 2.]))
+    torch.cuda.set_device(1)
+    try:
+        assert torch.zeros(1, device="cuda").device.index == 1
+        assert torch.zeros(1).cuda().device.index == 1
+    finally:
+        torch.cuda.set_device(0)
+    # fill_ and zero_ run the fill kernel
+    before = kernels("fill")
+    z = torch.empty(3, 4, device="cuda")
+    z.fill_(0.5)
+    z[1].zero_()
+    z.t()[0].fill_(True)
+    assert kernels("fill") == before + 3
+    ref = torch.full((3, 4), 0.5)
+    ref[1] = 0
+    ref[:, 0] = 1
+    same(z, ref)
+    b = torch.zeros(2, dtype=torch.bool, device="cuda")
+    b.fill_(0.5)
+    same(b, torch.tensor([True, True]))
+
+
+def case_printing():
+    assert repr(torch.tensor([1., 2.]).cuda()) == "tensor([1., 2.], device='cuda:0')"
+    assert repr(torch.tensor([1, 2], dtype=torch.int32, device="cuda:1")) == \
+        "tensor([1, 2], device='cuda:1', dtype=torch.int32)"
+    x = torch.tensor([1.5, 2.], requires_grad=True)
+    assert repr(x.cuda()) == \
+        "tensor([1.5000, 2.0000], device='cuda:0', grad_fn=<ToCopyBackward0>)"
+    assert repr(torch.zeros(0, 2, device="cuda")) == \
+        "tensor([], device='cuda:0', size=(0, 2))"
+    assert str(torch.arange(6).reshape(2, 3).cuda().t()) == \
+        "tensor([[0, 3],\n        [1, 4],\n        [2, 5]], device='cuda:0')"
+
+
+def case_item_tolist():
+    y = torch.tensor([[1.5, 2.], [3., 4.]]).cuda()
+    assert y[1, 0].item() == 3.0
+    assert y.t().tolist() == [[1.5, 3.0], [2.0, 4.0]]
+    assert torch.tensor(7, device="cuda").item() == 7
+
+
+# --- arithmetic ---------------------------------------------------------------
+
+def case_binary_matches_cpu():
+    a = torch.tensor([[1., -2., 3.5], [4., 0.25, -6.]])
+    b = torch.tensor([2., -4., 0.5])
+    ops = [lambda x, y: x + y, lambda x, y: x - y, lambda x, y: x * y, lambda x, y: x / y,
+           lambda x, y: torch.add(x, y, alpha=3), lambda x, y: torch.sub(x, y, alpha=0.5),
+           lambda x, y: x.t() * y[:2], lambda x, y: y * 2, lambda x, y: 1 - x,
+           lambda x, y: x / 4]
+    for op in ops:
+        before = kernels("binary")
+        same(op(a.cuda(), b.cuda()), op(a, b))
+        assert kernels("binary") > before
+    for da in (torch.int32, torch.int64, torch.float16, torch.bfloat16, torch.float64, torch.bool):
+        for db in (torch.int64, torch.float32, torch.bool):
+            x, y = sample(da), sample(db)[0]
+            for op in (torch.add, torch.mul):
+                same(op(x.cuda(), y.cuda()), op(x, y))
+            if da != torch.bool or db != torch.bool:
+                same(x.cuda() - y.cuda() if db != torch.bool and da != torch.bool
+                     else x.cuda() * y.cuda(), x - y if db != torch.bool and da != torch.bool
+                     else x * y)
+            same(torch.div(x.cuda(), y.cuda()), torch.div(x, y))
+
+
+def case_binary_in_place_and_out():
+    x = torch.arange(6.).reshape(2, 3)
+    y = x.cuda()
+    y.add_(torch.ones(3, device="cuda"), alpha=2)
+    y.mul_(torch.tensor(2.))                # a 0-dim host tensor stands as a number
+    y[0].sub_(1)
+    same(y, ((x + 2) * 2) - torch.tensor([[1.], [0.]]))
+    out = torch.empty(2, 3, dtype=torch.float64, device="cuda")
+    torch.mul(y, y, out=out)
+    same(out, (((x + 2) * 2) - torch.tensor([[1.], [0.]])).pow(2).double())
+    r = torch.empty(0, device="cuda")
+    torch.add(y, 1, out=r)                  # resized on the device
+    assert r.shape == (2, 3)
+    i = torch.arange(4, device="cuda")
+    i += 3
+    same(i, torch.arange(3, 7))
+    raises(RuntimeError, lambda: i.div_(2),
+           "result type Float can't be cast to the desired output type Long")
+
+
+def case_mixed_devices():
+    y = torch.ones(3, device="cuda")
+    msg = ("Expected all tensors to be on the same device, but found at least two "
+           "devices, cuda:0 and cpu!")
+    raises(RuntimeError, lambda: y + torch.ones(3), msg)
+    raises(RuntimeError, lambda: torch.ones(3) * y, msg)
+    raises(RuntimeError, lambda: torch.add(y, y, out=torch.empty(3)), msg)
+    raises(RuntimeError, lambda: y + torch.ones(3, device="cuda:1"),
+           "Expected all tensors to be on the same device, but found at least two "
+           "devices, cuda:0 and cuda:1!")
+    raises(RuntimeError, lambda: torch.cat([y, torch.ones(3)]), msg)
+    same(torch.cat([y, y * 2]), torch.tensor([1., 1., 1., 2., 2., 2.]))
+    same(torch.stack([y, y]).t(), torch.ones(3, 2))
+    # a 0-dim CPU tensor is a number beside device tensors
+    same(y + torch.tensor(2.), torch.full((3,), 3.))
+
+
+def case_errors():
+    y = torch.ones(2, 2, device="cuda")
+    raises(TypeError, y.numpy,
+           "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy "
+           "the tensor to host memory first.")
+    raises(RuntimeError, lambda: torch.zeros(1, device="cuda:7"))
+    raises(RuntimeError, lambda: torch.ones(1).cuda(5))
+    raises(RuntimeError, lambda: torch.ones(1).cuda("cpu"), "Invalid device, must be cuda device")
+    raises(NotImplementedError, lambda: torch.randn(2, device="cuda"))
+    raises(NotImplementedError, lambda: torch.rand_like(y))
+    raises(NotImplementedError, lambda: y.exp())
+    raises(NotImplementedError, lambda: torch.floor_divide(y, y))
+
+
+def case_no_host_access():
+    """Ops without device kernels refuse device tensors instead of reading
+    them (a read would fault here)."""
+    x = torch.arange(1., 13.).reshape(3, 4).cuda()
+    i = torch.tensor([0, 2]).cuda()
+    img = torch.ones(1, 2, 5, 5).cuda()
+    calls = [
+        lambda: x.sum(), lambda: x.mean(0), lambda: x.max(), lambda: x.argmax(1),
+        lambda: x.exp(), lambda: x.sqrt(), lambda: x.pow(2), lambda: x == x,
+        lambda: x < 3, lambda: torch.where(x > 2, x, x), lambda: x.clamp(0, 5),
+        lambda: x @ x.t(), lambda: torch.mm(x, x.t()), lambda: x.matmul(x[0]),
+        lambda: F.linear(x, x), lambda: F.relu(x), lambda: F.softmax(x, 1),
+        lambda: F.log_softmax(x, 1), lambda: F.cross_entropy(x, i[:1].repeat(3)),
+        lambda: F.mse_loss(x, x), lambda: F.conv2d(img, torch.ones(1, 2, 3, 3).cuda()),
+        lambda: F.max_pool2d(img, 2), lambda: F.avg_pool2d(img, 2),
+        lambda: F.embedding(i, x), lambda: F.layer_norm(x, (4,)),
+        lambda: x.sort(), lambda: x.topk(2), lambda: x.index_select(0, i),
+        lambda: x.gather(1, i.expand(3, 2)), lambda: x.masked_fill(x > 3, 0),
+        lambda: x[i], lambda: x.nonzero(), lambda: x.cumsum(0), lambda: x.unique(),
+        lambda: torch.tril(x), lambda: x.repeat(2, 1), lambda: F.dropout(x, 0.5),
+        lambda: x.abs(), lambda: x.neg(), lambda: torch.isnan(x), lambda: x.norm(),
+    ]
+    for k, call in enumerate(calls):
+        try:
+            r = call()
+        except (NotImplementedError, RuntimeError) as e:
+            assert "device" in str(e) or "CUDA" in str(e) or "cuda" in str(e), (k, str(e))
+            continue
+        outs = r if isinstance(r, (tuple, list)) else (r,)
+        for o in outs:
+            assert o.device.type == "cuda", (k, o.device)
+
+
+# --- memory, autograd, modules ------------------------------------------------
+
+def case_memory_counters():
+    torch.cuda.empty_cache()
+    base = torch.cuda.memory_allocated(0)
+    a = torch.empty(1000, device="cuda")                # 4000 B, rounded to 4096
+    assert torch.cuda.memory_allocated(0) == base + 4096
+    assert torch.cuda.memory_allocated(1) == 0
+    b = torch.empty(3, device="cuda:1")
+    assert torch.cuda.memory_allocated(1) == 512
+    peak = torch.cuda.max_memory_allocated(0)
+    del a, b
+    assert torch.cuda.memory_allocated(0) == base
+    assert torch.cuda.memory_allocated(1) == 0
+    assert torch.cuda.max_memory_allocated(0) == peak >= base + 4096
+    assert torch.cuda.memory_reserved(0) > 0
+    torch.cuda.empty_cache()
+    assert torch.cuda.memory_reserved(1) == 0
+    e = torch.empty(0, device="cuda")
+    assert e.numel() == 0 and torch.cuda.memory_allocated(0) == base
+
+
+def case_autograd_through_device():
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    y = x.cuda()
+    assert y.grad_fn.name() == "ToCopyBackward0"
+    z = y * y + y
+    z.backward(torch.ones(3, device="cuda"))
+    assert x.grad.device.type == "cpu"
+    assert x.grad.tolist() == [3., 5., 7.]
+    w = torch.tensor([1., 1.], device="cuda", requires_grad=True)
+    (w * 3).backward(torch.tensor([1., 2.], device="cuda"))
+    assert w.grad.device == w.device
+    same(w.grad, torch.tensor([3., 6.]))
+
+
+def case_module_cuda():
+    torch.manual_seed(0)
+    m = torch.nn.Linear(3, 2)
+    w = m.weight
+    ref = m.weight.detach().clone()
+    m.cuda()
+    assert m.weight is w and m.weight.device.type == "cuda" and m.bias.is_cuda
+    same(m.weight.detach(), ref)
+    m.to("cuda:1")
+    assert m.weight.device.index == 1
+    m.cpu()
+    assert m.weight.device.type == "cpu" and m.weight.tolist() == ref.tolist()
+    m.to(torch.device("cuda"), torch.float64)
+    assert m.weight.dtype == torch.float64 and m.weight.is_cuda
+
+
+def main():
+    names = sys.argv[1:] or case_names()
+    results = {}
+    for n in names:
+        try:
+            globals()[n]()
+            results[n] = "ok"
+        except BaseException:
+            results[n] = traceback.format_exc()
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
