@@ -233,28 +233,6 @@ ct__device_fill_(ct_tensor *t, ct_scalar value)
     return be->fill(ct_tensor_device(t).index, stream, &v, ct_scalar_to_double(value), ival);
 }
 
-ct_tensor *
-ct_to_device(const ct_tensor *t, ct_device device)
-{
-    ct_tensor *r;
-    if (ct_tensor_is_non_overlapping_and_dense(t)) {
-        r = ct_empty_strided(t->ndim, t->sizes, t->strides, t->dtype, device);
-    }
-    else {
-        r = ct_empty(t->ndim, t->sizes, t->dtype, device);
-    }
-    if (r == NULL) {
-        return NULL;
-    }
-    r->q_scale = t->q_scale;
-    r->q_zero_point = t->q_zero_point;
-    if (ct_copy_(r, t) < 0) {
-        ct_tensor_decref(r);
-        return NULL;
-    }
-    return r;
-}
-
 /* An operand of a device op: on dev, in dtype (a new reference). */
 static ct_tensor *
 device_operand(const ct_tensor *t, ct_device dev, ct_dtype dtype)

@@ -185,14 +185,16 @@ filled_from(ct_tensor *r, const ct_tensor *t)
     return r;
 }
 
-/* A fresh tensor shaped like t with t's strides when t is dense
+/* A fresh tensor on device shaped like t with t's strides when t is dense
  * (PyTorch's preserve_format), else laid out by t's memory order. */
 static ct_tensor *
-empty_like_layout(const ct_tensor *t, ct_dtype dtype)
+empty_like_layout(const ct_tensor *t, ct_dtype dtype, ct_device device)
 {
     if (ct_tensor_is_non_overlapping_and_dense(t)) {
-        return ct_empty_strided(t->ndim, t->sizes, t->strides, dtype,
-                                ct_tensor_device(t));
+        return ct_empty_strided(t->ndim, t->sizes, t->strides, dtype, device);
+    }
+    if (!ct_device_eq(device, ct_tensor_device(t))) {
+        return ct_empty(t->ndim, t->sizes, dtype, device);
     }
     const ct_tensor *ins[1] = {t};
     return ct_iter_new_output(1, ins, t->ndim, t->sizes, dtype);
@@ -210,7 +212,13 @@ ct_to_dtype(const ct_tensor *t, ct_dtype dtype, bool copy)
                  "source Tensor");
         return NULL;
     }
-    return filled_from(empty_like_layout(t, dtype), t);
+    return filled_from(empty_like_layout(t, dtype, ct_tensor_device(t)), t);
+}
+
+ct_tensor *
+ct_to_device(const ct_tensor *t, ct_device device)
+{
+    return filled_from(empty_like_layout(t, t->dtype, device), t);
 }
 
 ct_tensor *

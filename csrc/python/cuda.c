@@ -247,6 +247,24 @@ cuda_event_record(PyObject *self, PyObject *args)
     return on_device_pair(args, ct_cuda_event_record);
 }
 
+/* _cuda_setStream(device, handle): the thread's current stream there,
+ * where kernels on that device's tensors are queued. */
+static PyObject *
+cuda_set_stream(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int d;
+    PyObject *x;
+    if (!PyArg_ParseTuple(args, "iO", &d, &x)) {
+        return NULL;
+    }
+    void *h = handle(x);
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    return ok_or_raise(ct_cuda_set_current_stream(d, h));
+}
+
 /* f(handle) -> None, with the GIL released (it may wait). */
 static PyObject *
 on_handle(PyObject *arg, int (*f)(void *))
@@ -333,6 +351,7 @@ PyMethodDef ctpy_cuda_functions[] = {
     {"_cuda_resetPeakMemoryStats", cuda_reset_peak, METH_O, NULL},
     {"_cuda_emptyCache", cuda_empty_cache, METH_NOARGS, NULL},
     {"_cuda_streamNew", cuda_stream_new, METH_VARARGS, NULL},
+    {"_cuda_setStream", cuda_set_stream, METH_VARARGS, NULL},
     {"_cuda_streamFree", cuda_stream_free, METH_O, NULL},
     {"_cuda_streamSynchronize", cuda_stream_synchronize, METH_VARARGS, NULL},
     {"_cuda_streamQuery", cuda_stream_query, METH_VARARGS, NULL},

@@ -335,6 +335,25 @@ def case_module_cuda():
     assert m.weight.dtype == torch.float64 and m.weight.is_cuda
 
 
+def case_current_stream_reaches_the_kernels():
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        assert torch.cuda.current_stream() == s
+        y = torch.ones(3, device="cuda") * 2
+        same(y, torch.full((3,), 2.))
+    assert torch.cuda.current_stream() == torch.cuda.default_stream()
+    # the C side follows: an allocation made on s is cached for s
+    with torch.cuda.stream(s):
+        a = torch.empty(100, device="cuda")
+    ptr = a.data_ptr()
+    del a
+    b = torch.empty(100, device="cuda")        # the default stream: not a's block
+    assert b.data_ptr() != ptr
+    with torch.cuda.stream(s):
+        c = torch.empty(100, device="cuda")    # s again: a's block back
+        assert c.data_ptr() == ptr
+
+
 def main():
     names = sys.argv[1:] or case_names()
     results = {}

@@ -361,6 +361,7 @@ def set_stream(stream):
         return
     if current_device() != stream.device_index:
         set_device(stream.device_index)
+    _C._cuda_setStream(stream.device_index, stream.cuda_stream)
     _streams()[stream.device_index] = stream
 
 
