@@ -30,7 +30,7 @@ CUDA_HOME ?= $(or $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)),
 CTORCH_CUDA ?= $(if $(wildcard $(CUDA_HOME)/include/cuda_runtime.h),1,0)
 ifeq ($(CTORCH_CUDA),1)
 CUDA_LIB = $(BUILD)/libctorch_cuda.so
-CUDA_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(wildcard c10/cuda/*.c)) \
+CUDA_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(wildcard c10/cuda/*.c) $(wildcard aten/cuda/*.c)) \
             $(patsubst %.cu,$(BUILD)/%.o,$(wildcard aten/cuda/*.cu))
 endif
 # The device kernels (aten/cuda/*.cu): machine code for sm_80 (A100) and
@@ -85,7 +85,7 @@ $(BUILD)/tests/c/runner: $(CUDA_HEADERS)
 # libstdc++: nvcc's launch stubs initialize function-local statics (thread-safe
 # guards) and carry C++ unwind data
 $(CUDA_LIB): $(CUDA_OBJS) $(LIB)
-	$(CC) -shared -o $@ $(CUDA_OBJS) -L$(BUILD) -lctorch -L$(CUDA_HOME)/lib64 -lcudart \
+	$(CC) -shared -o $@ $(CUDA_OBJS) -L$(BUILD) -lctorch -L$(CUDA_HOME)/lib64 -lcublas -lcudart \
 	  -lstdc++ -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,--no-undefined $(EXTRA_LDFLAGS)
 
 # The extension is built into $(PYDIR)/ctorch/ next to a copy of
@@ -121,9 +121,13 @@ train-demo: all
 	CTORCH_PYTHON=$(PYTHON) bin/ctorchrun examples/train_mnist.py $(ARGS)
 
 C_TESTS = $(wildcard tests/c/test_*.c)
-$(BUILD)/tests/c/runner: tests/c/runner.c $(C_TESTS) $(wildcard tests/c/*.h) $(LIB)
+# (test_cuda_kernel_math.c also checks aten/cuda/supports.c, which is in
+# the CUDA parts, not in libctorch)
+$(BUILD)/tests/c/runner: tests/c/runner.c $(C_TESTS) aten/cuda/supports.c \
+                         $(wildcard tests/c/*.h) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CT_CFLAGS) -o $@ tests/c/runner.c $(C_TESTS) -L$(BUILD) -lctorch \
+	$(CC) $(CT_CFLAGS) -o $@ tests/c/runner.c $(C_TESTS) aten/cuda/supports.c \
+	  -L$(BUILD) -lctorch \
 	  -Wl,-rpath,$(abspath $(BUILD)) $(LDLIBS) $(EXTRA_LDFLAGS)
 
 $(BUILD)/examples/c_demo: examples/c/demo.c $(LIB)
@@ -134,9 +138,11 @@ $(BUILD)/examples/c_demo: examples/c/demo.c $(LIB)
 # a pretend CUDA part over host memory (tests/fake_cuda/part.c), built on
 # every machine so tests run libctorch's device paths without a GPU
 FAKE_CUDA = $(BUILD)/tests/libctorch_cuda_fake.so
-$(FAKE_CUDA): tests/fake_cuda/part.c $(HEADERS) $(LIB)
+# (it says which kernels exist with the real part's aten/cuda/supports.c)
+$(FAKE_CUDA): tests/fake_cuda/part.c aten/cuda/supports.c $(HEADERS) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CT_CFLAGS) -shared -o $@ $< -L$(BUILD) -lctorch $(EXTRA_LDFLAGS)
+	$(CC) $(CT_CFLAGS) -shared -o $@ tests/fake_cuda/part.c aten/cuda/supports.c \
+	  -L$(BUILD) -lctorch $(EXTRA_LDFLAGS)
 
 test-c: $(BUILD)/tests/c/runner $(BUILD)/examples/c_demo $(CUDA_LIB) $(FAKE_CUDA)
 	$(BUILD)/tests/c/runner

@@ -28,7 +28,9 @@ class BuildExt(build_ext):
         lib_dir = os.environ.get("CTORCH_LIB_DIR")
         if not lib_dir:
             lib_dir = os.path.join(ROOT, "build")
-            subprocess.check_call(["make", "-C", ROOT, "lib"])
+            # in parallel: the CUDA part's nvcc compiles take the longest
+            jobs = "-j%d" % (os.cpu_count() or 1)
+            subprocess.check_call(["make", "-C", ROOT, jobs, "lib"])
         for ext in self.extensions:
             ext.library_dirs.append(lib_dir)
         super().run()

@@ -1,12 +1,14 @@
 /* aten/device.c -- ops on tensors that live on a CUDA device.
  *
  * The CPU kernels never see device memory: the pointwise engine refuses a
- * device operand (ct_iter_run), and the ops that have device kernels
- * (copy_, fill_, the binary arithmetic) branch here first.  This file does
- * the host's half of a device op -- device and dtype checks, outputs on
- * the device, copies through host memory -- and hands the kernel, as
- * strided views in the engine's coalesced geometry, to the CUDA part's
- * table (c10/cuda/backend.h), queued on the device's current stream.
+ * device operand (ct_iter_run), the other CPU families check at entry
+ * (ct__host_only), and the op drivers that have device kernels (copy_,
+ * fill_, ct_unary, ct_binary, ct_reduce, the matmul family) do their usual
+ * checks, promotion and output allocation -- on the operands' device --
+ * and call here only for the kernel itself.  This file hands it, as
+ * strided views in the pointwise engine's coalesced geometry, to the CUDA
+ * part's table (c10/cuda/backend.h), queued on the device's current
+ * stream, after asking the part whether the kernel exists.
  *
  * Note [Device copies]
  * A host-to-device copy first makes a contiguous host tensor of the
@@ -46,8 +48,7 @@ ct__no_device_kernel(const ct_tensor *t)
 {
     char b[32];
     return ct_error(CT_ERR_NOTIMPL, "ctorch: this operation has no kernel for device "
-                    "'%s' yet (device kernels so far: copy, fill, add, sub, mul, div)",
-                    device_text(ct_tensor_device(t), b, sizeof b));
+                    "'%s' yet", device_text(ct_tensor_device(t), b, sizeof b));
 }
 
 int
@@ -76,12 +77,26 @@ ct__check_device(ct_device dev, const ct_tensor *t)
     return ct_device_eq(dev, ct_tensor_device(t)) ? 0 : two_devices(dev, ct_tensor_device(t));
 }
 
-/* PyTorch's check (TensorIterator's): every operand on the first device
- * that is not the CPU, except 0-dim CPU inputs, which stand beside device
- * tensors as numbers.  ts[0..nout-1] are outputs.  The device, or a CPU
- * one with the error set. */
-static ct_device
-common_device(int n, int nout, const ct_tensor *const *ts)
+int
+ct__same_device(const ct_tensor *const *ts, int n)
+{
+    const ct_tensor *first = NULL;
+    for (int i = 0; i < n; i++) {
+        if (ts[i] == NULL) {
+            continue;
+        }
+        if (first == NULL) {
+            first = ts[i];
+        }
+        else if (ct__check_device(ct_tensor_device(first), ts[i]) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int
+ct__op_device(int n, int nout, const ct_tensor *const *ts, ct_device *dev)
 {
     ct_device d = ct_device_cpu();
     for (int i = 0; i < n && d.type == CT_DEVICE_CPU; i++) {
@@ -94,10 +109,10 @@ common_device(int n, int nout, const ct_tensor *const *ts)
             (i >= nout && ts[i]->ndim == 0 && !on_cuda(ts[i]))) {
             continue;
         }
-        two_devices(d, ct_tensor_device(ts[i]));
-        return ct_device_cpu();
+        return two_devices(d, ct_tensor_device(ts[i]));
     }
-    return d;
+    *dev = d;
+    return 0;
 }
 
 /* The kernel table and t's device's current stream. */
@@ -233,77 +248,106 @@ ct__device_fill_(ct_tensor *t, ct_scalar value)
     return be->fill(ct_tensor_device(t).index, stream, &v, ct_scalar_to_double(value), ival);
 }
 
-/* An operand of a device op: on dev, in dtype (a new reference). */
-static ct_tensor *
-device_operand(const ct_tensor *t, ct_device dev, ct_dtype dtype)
+int
+ct__device_supports(ct_cuda_family family, int op, ct_dtype dtype, const ct_tensor *t)
 {
-    if (ct_device_eq(ct_tensor_device(t), dev)) {
-        return ct_to_dtype(t, dtype, false);
+    const ct_cuda_backend *be = ct__cuda_backend();
+    if (be == NULL) {
+        return -1;
     }
-    ct_tensor *d = ct_to_device(t, dev);
-    ct_tensor *r = d != NULL ? ct_to_dtype(d, dtype, false) : NULL;
-    ct_tensor_decref(d);
-    return r;
+    return be->supports(family, op, dtype) ? 0 : ct__no_device_kernel(t);
 }
 
 ct_tensor *
-ct__device_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b, ct_scalar alpha,
-                  ct_tensor *out, ct_out_mode mode, ct_dtype common, int ndim,
-                  const int64_t *shape)
+ct__on_device(const ct_tensor *t, ct_device dev)
 {
-    static const int kernel_op[CT_BINARY_COUNT] = {
-        [CT_BINARY_ADD] = CT_CUDA_ADD + 1, [CT_BINARY_SUB] = CT_CUDA_SUB + 1,
-        [CT_BINARY_MUL] = CT_CUDA_MUL + 1, [CT_BINARY_DIV] = CT_CUDA_DIV + 1};
-    const ct_tensor *ts[3] = {out, a, b};
-    ct_device dev = common_device(3, 1, ts);
-    if (dev.type == CT_DEVICE_CPU) {
-        return NULL;
+    if (ct_device_eq(ct_tensor_device(t), dev)) {
+        ct_tensor_incref((ct_tensor *)t);
+        return (ct_tensor *)t;
     }
-    if (kernel_op[op] == 0) {
-        ct__no_device_kernel(on_cuda(a) ? a : b);
-        return NULL;
-    }
-    ct_tensor *ac = device_operand(a, dev, common);
-    ct_tensor *bc = ac != NULL ? device_operand(b, dev, common) : NULL;
-    ct_tensor *res = NULL;
-    if (bc == NULL) {
-        goto done;
-    }
-    const ct_tensor *ins[2] = {ac, bc};
-    if (out != NULL && ct_iter_check_out(out, mode, ndim, shape, 2, ins) < 0) {
-        goto done;
-    }
-    if (out != NULL && out->dtype == common) {
-        ct_tensor_incref(out);
-        res = out;
-    }
-    else if ((res = ct_iter_new_output(2, ins, ndim, shape, common)) == NULL) {
-        goto done;
-    }
+    return ct_to_device(t, dev);
+}
+
+int
+ct__device_binary(ct_binary_op op, ct_tensor *out, const ct_tensor *a, const ct_tensor *b,
+                  ct_scalar alpha)
+{
     void *stream;
     ct_cuda_view v[3];
-    ct_tensor *ops[3] = {res, ac, bc};
-    const ct_cuda_backend *be = res->numel > 0 ? kernels_for(res, &stream) : NULL;
-    if (res->numel > 0 &&
-        (be == NULL || views_of(3, ops, v) < 0 ||
-         be->binary(dev.index, stream, (ct_cuda_binary_op)(kernel_op[op] - 1), &v[0], &v[1],
-                    &v[2], ct_scalar_to_double(alpha), ct_scalar_to_int(alpha)) < 0)) {
-        ct_tensor_decref(res);
-        res = NULL;
-        goto done;
+    ct_tensor *ops[3] = {out, (ct_tensor *)a, (ct_tensor *)b};
+    const ct_cuda_backend *be = kernels_for(out, &stream);
+    if (be == NULL || views_of(3, ops, v) < 0) {
+        return -1;
     }
-    if (out != NULL && res != out) {
-        /* computed in common, written in out's dtype */
-        int rc = ct_copy_(out, res);
-        ct_tensor_decref(res);
-        res = NULL;
-        if (rc == 0) {
-            ct_tensor_incref(out);
-            res = out;
+    return be->binary(ct_tensor_device(out).index, stream, op, &v[0], &v[1], &v[2],
+                      ct_scalar_to_double(alpha), ct_scalar_to_int(alpha));
+}
+
+int
+ct__device_unary(ct_unary_op op, ct_tensor *out, const ct_tensor *in)
+{
+    void *stream;
+    ct_cuda_view v[2];
+    ct_tensor *ops[2] = {out, (ct_tensor *)in};
+    const ct_cuda_backend *be = kernels_for(out, &stream);
+    if (be == NULL || views_of(2, ops, v) < 0) {
+        return -1;
+    }
+    return be->unary(ct_tensor_device(out).index, stream, op, &v[0], &v[1]);
+}
+
+int
+ct__device_gemm(const ct_tensor *c, ct_dtype dtype, bool trans_a, bool trans_b, int64_t m,
+                int64_t n, int64_t k, double alpha, const void *a, int64_t lda,
+                int64_t stride_a, const void *b, int64_t ldb, int64_t stride_b, double beta,
+                void *cdata, int64_t ldc, int64_t stride_c, int64_t batch)
+{
+    void *stream;
+    const ct_cuda_backend *be = kernels_for(c, &stream);
+    if (be == NULL) {
+        return -1;
+    }
+    return be->gemm(ct_tensor_device(c).index, stream, dtype, trans_a, trans_b, m, n, k, alpha,
+                    a, lda, stride_a, b, ldb, stride_b, beta, cdata, ldc, stride_c, batch);
+}
+
+int
+ct__device_reduce(ct_cuda_reduce_op op, ct_tensor *out, int nkept, const ct_tensor *in)
+{
+    void *stream;
+    ct_cuda_view v[2];
+    int64_t osizes[CT_MAX_DIMS], ostrides[CT_MAX_DIMS];
+    const ct_cuda_backend *be = kernels_for(out, &stream);
+    if (be == NULL) {
+        return -1;
+    }
+    /* out as a view of the kept dims (keepdim's 1s dropped); size-1 dims of
+     * in dropped from both */
+    int on = 0, in_n = 0;
+    for (int d = 0; d < nkept; d++) {
+        osizes[d] = in->sizes[d];
+    }
+    ct_contiguous_strides(nkept, osizes, ostrides);
+    for (int d = 0; d < in->ndim; d++) {
+        if (in->sizes[d] == 1) {
+            continue;
+        }
+        if (in_n == CT_CUDA_MAX_DIMS) {
+            return ct_error(CT_ERR_RUNTIME, "ctorch: a CUDA reduction takes at most %d "
+                            "dimensions of size > 1", CT_CUDA_MAX_DIMS);
+        }
+        v[1].sizes[in_n] = in->sizes[d];
+        v[1].strides[in_n++] = in->strides[d];
+        if (d < nkept) {
+            v[0].sizes[on] = in->sizes[d];
+            v[0].strides[on++] = ostrides[d];
         }
     }
-done:
-    ct_tensor_decref(ac);
-    ct_tensor_decref(bc);
-    return res;
+    v[0].data = ct_tensor_data(out);
+    v[0].dtype = out->dtype;
+    v[0].ndim = on;
+    v[1].data = ct_tensor_data(in);
+    v[1].dtype = in->dtype;
+    v[1].ndim = in_n;
+    return be->reduce(ct_tensor_device(out).index, stream, op, &v[0], &v[1]);
 }

@@ -5,6 +5,8 @@
 
 #include <ctorch/ctorch.h>
 
+#include "c10/cuda/backend.h"
+
 static inline bool
 ct__is_device(const ct_tensor *t)
 {
@@ -19,6 +21,9 @@ int ct__no_device_kernel(const ct_tensor *t);
  * (NULLs skipped) lives on a device: the entry check of CPU-only ops. */
 int ct__host_only(const ct_tensor *const *ts, int n);
 
+/* 0, or -1 with PyTorch's two-devices error unless every one of
+ * ts[0..n-1] (NULLs skipped) is on one device. */
+int ct__same_device(const ct_tensor *const *ts, int n);
 /* 0, or -1 with PyTorch's two-devices error when t is not on dev. */
 int ct__check_device(ct_device dev, const ct_tensor *t);
 
@@ -27,10 +32,29 @@ int ct__check_device(ct_device dev, const ct_tensor *t);
 int ct__device_copy_(ct_tensor *dst, const ct_tensor *src);
 /* ct_fill_ of a device tensor, after its checks. */
 int ct__device_fill_(ct_tensor *t, ct_scalar value);
-/* ct_binary with a device operand, after its checks: the result in
- * common (or written to out), or NULL with the error set. */
-ct_tensor *ct__device_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
-                             ct_scalar alpha, ct_tensor *out, ct_out_mode mode,
-                             ct_dtype common, int ndim, const int64_t *shape);
+/* The device an op runs on: the first device among ts[0..n-1] (NULLs
+ * skipped; ts[0..nout-1] are outputs), every other tensor there too except
+ * 0-dim CPU inputs, which stand as numbers (PyTorch's TensorIterator
+ * rule); CPU when all are.  0, or -1 with PyTorch's two-devices error. */
+int ct__op_device(int n, int nout, const ct_tensor *const *ts, ct_device *dev);
+/* 0 when the CUDA part has a kernel of family for op on dtype, else -1
+ * with ct__no_device_kernel(t)'s error. */
+int ct__device_supports(ct_cuda_family family, int op, ct_dtype dtype, const ct_tensor *t);
+/* t on dev: t itself (a new reference) or a copy. */
+ct_tensor *ct__on_device(const ct_tensor *t, ct_device dev);
+
+/* The kernels, on out's device and its current stream; operands already
+ * there, in the kernel's dtypes, inputs broadcast to out's shape. */
+int ct__device_binary(ct_binary_op op, ct_tensor *out, const ct_tensor *a, const ct_tensor *b,
+                      ct_scalar alpha);
+int ct__device_unary(ct_unary_op op, ct_tensor *out, const ct_tensor *in);
+/* out (contiguous, nkept dims of in's sizes, or those with 1s between)
+ * = op over in's dims after the first nkept (c10/cuda/backend.h). */
+int ct__device_reduce(ct_cuda_reduce_op op, ct_tensor *out, int nkept, const ct_tensor *in);
+/* The part's gemm (c10/cuda/backend.h) on c's device and stream. */
+int ct__device_gemm(const ct_tensor *c, ct_dtype dtype, bool trans_a, bool trans_b, int64_t m,
+                    int64_t n, int64_t k, double alpha, const void *a, int64_t lda,
+                    int64_t stride_a, const void *b, int64_t ldb, int64_t stride_b,
+                    double beta, void *cdata, int64_t ldc, int64_t stride_c, int64_t batch);
 
 #endif

@@ -431,8 +431,15 @@ fill_alpha(alpha_ctx *c, ct_scalar alpha)
  * are computed in place as PyTorch does (Note [Memory overlap]). */
 static ct_tensor *
 input_operand(const ct_tensor *t, ct_dtype common, const ct_tensor *out,
-              bool resizing)
+              bool resizing, ct_device dev)
 {
+    if (!ct_device_eq(ct_tensor_device(t), dev)) {
+        /* a CPU number beside device tensors */
+        ct_tensor *d = ct_to_device(t, dev);
+        ct_tensor *r = d != NULL ? ct_to_dtype(d, common, false) : NULL;
+        ct_tensor_decref(d);
+        return r;
+    }
     if (t->dtype != common) {
         return ct_to_dtype(t, common, true);
     }
@@ -454,7 +461,9 @@ ct_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
     ct_tensor *ac = NULL, *bc = NULL, *res = NULL;
     alpha_ctx actx;
 
-    if (ct_result_type(a, b, &common) < 0) {
+    ct_device dev;
+    if (ct__op_device(3, 1, (const ct_tensor *const[]){out, a, b}, &dev) < 0 ||
+        ct_result_type(a, b, &common) < 0) {
         return NULL;
     }
     if (result_kinds[op] == CT_RESULT_FLOAT && !ct_dtype_is_floating(common)) {
@@ -488,6 +497,10 @@ ct_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
         }
         return NULL;
     }
+    bool on_device = dev.type != CT_DEVICE_CPU;
+    if (on_device && ct__device_supports(CT_CUDA_BINARY, op, common, out ? out : a) < 0) {
+        return NULL;
+    }
     if (out != NULL && !ct_dtype_can_cast(rdtype, out->dtype)) {
         ct_error(CT_ERR_RUNTIME, "result type %s can't be cast to the desired "
                  "output type %s", ct_dtype_table[rdtype].legacy,
@@ -498,17 +511,14 @@ ct_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
         (ct_iter_check_overlap(out, a) < 0 || ct_iter_check_overlap(out, b) < 0)) {
         return NULL;
     }
-    if (ct__is_device(a) || ct__is_device(b) || ct__is_device(out)) {
-        return ct__device_binary(op, a, b, alpha, out, mode, common, ndim, shape);
-    }
     /* inputs in the common dtype, taken before out= may be resized (out can
      * be one of them); an input that partly overlaps the output is copied
      * so that writes cannot feed back into reads */
     bool resizing = out != NULL &&
                     (out->ndim != ndim ||
                      memcmp(out->sizes, shape, sizeof(int64_t) * (size_t)ndim) != 0);
-    ac = input_operand(a, common, out, resizing);
-    bc = ac ? input_operand(b, common, out, resizing) : NULL;
+    ac = input_operand(a, common, out, resizing, dev);
+    bc = ac ? input_operand(b, common, out, resizing, dev) : NULL;
     if (ac == NULL || bc == NULL) {
         goto done;
     }
@@ -533,7 +543,8 @@ ct_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
         fill_alpha(&actx, alpha);
     }
     ct_tensor *ops[3] = {res, ac, bc};
-    if (ct_iter_run(3, ops, loop, &actx) < 0) {
+    if (on_device ? ct__device_binary(op, res, ac, bc, use_alpha ? alpha : ct_scalar_int(1)) < 0
+                  : ct_iter_run(3, ops, loop, &actx) < 0) {
         goto fail;
     }
     if (out != NULL && res != out) {

@@ -519,12 +519,56 @@ check_range(bool bad)
     return 0;
 }
 
+/* On a device, the mean squared error (the one pointwise loss there so
+ * far) from device ops: (x - y)^2 and its reduction forward; backward
+ * 2 (x - y) grad, over n for the mean (x and y swapped for the target's
+ * gradient, as the CPU kernels do).  x and y have one shape (the Python
+ * layer broadcasts them). */
+static ct_tensor *
+device_mse(ct_ploss_op op, const ct_tensor *grad, const ct_tensor *x, const ct_tensor *y,
+           ct_reduction reduction, bool wrt_target)
+{
+    if (op != CT_PLOSS_MSE) {
+        ct__no_device_kernel(ct__is_device(x) ? x : y);
+        return NULL;
+    }
+    if (ct__same_device((const ct_tensor *const[]){x, y}, 2) < 0 ||
+        (grad != NULL && grad->ndim > 0 && ct__same_device((const ct_tensor *const[]){x, grad},
+                                                           2) < 0)) {
+        return NULL;        /* (a 0-dim CPU grad stands as a number) */
+    }
+    ct_tensor *d = wrt_target ? ct_sub(y, x, ct_scalar_int(1)) : ct_sub(x, y, ct_scalar_int(1));
+    if (d == NULL) {
+        return NULL;
+    }
+    ct_tensor *r = NULL;
+    if (grad == NULL) {
+        ct_tensor *sq = ct_mul(d, d);
+        r = sq == NULL || reduction == CT_REDUCTION_NONE ? sq
+            : reduction == CT_REDUCTION_MEAN ? ct_mean(sq, 0, NULL, false, CT_DTYPE_COUNT)
+                                             : ct_sum(sq, 0, NULL, false, CT_DTYPE_COUNT);
+        if (r != sq) {
+            ct_tensor_decref(sq);
+        }
+    }
+    else {
+        double k = reduction == CT_REDUCTION_MEAN ? 2. / (double)x->numel : 2.;
+        ct_tensor *ks = ct_scalar_tensor(ct_scalar_float(k));
+        ct_tensor *dk = ks ? ct_mul(d, ks) : NULL;
+        r = dk ? ct_mul(dk, grad) : NULL;
+        ct_tensor_decref(ks);
+        ct_tensor_decref(dk);
+    }
+    ct_tensor_decref(d);
+    return r;
+}
+
 ct_tensor *
 ct_pointwise_loss(ct_ploss_op op, const ct_tensor *input, const ct_tensor *target,
                   const ct_ploss_args *args, ct_reduction reduction)
 {
-    if (ct__host_only((const ct_tensor *const[]){input, target}, 2) < 0) {
-        return NULL;
+    if (ct__is_device(input) || ct__is_device(target)) {
+        return device_mse(op, NULL, input, target, reduction, false);
     }
     pprep pp;
     ct_tensor *out = NULL;
@@ -563,8 +607,8 @@ ct_pointwise_loss_backward(ct_ploss_op op, const ct_tensor *grad,
                            const ct_ploss_args *args, ct_reduction reduction,
                            bool wrt_target)
 {
-    if (ct__host_only((const ct_tensor *const[]){grad, input, target}, 3) < 0) {
-        return NULL;
+    if (ct__is_device(grad) || ct__is_device(input) || ct__is_device(target)) {
+        return device_mse(op, grad, input, target, reduction, wrt_target);
     }
     pprep pp;
     ct_tensor *out = NULL;

@@ -465,6 +465,127 @@ gemm_run(const gemm_problem *p, ct_tensor *c)
     return 0;
 }
 
+/* --- on a device: cuBLAS through the CUDA part ----------------------------
+ * A row-major C = A B is the column-major C^T = B^T A^T, so the part's
+ * gemm gets B as its first operand and A as its second, each with the
+ * (trans, ld) blas_layout finds for it.  Operands cuBLAS cannot read (no
+ * unit stride, or batch dims that no single stride walks) are first
+ * copied to a contiguous tensor on the device. */
+
+/* The batch stride that walks o's batch dims as one, or -1. */
+static int64_t
+one_batch_stride(const gemm_operand *o, const gemm_problem *p)
+{
+    int64_t st = -1, next = 0;
+    for (int d = p->nb - 1; d >= 0; d--) {
+        if (p->bsizes[d] == 1) {
+            continue;
+        }
+        if (st >= 0 && o->bs[d] != next) {
+            return -1;
+        }
+        if (st < 0) {
+            st = o->bs[d];
+        }
+        next = o->bs[d] * p->bsizes[d];
+    }
+    return st < 0 ? 0 : st;
+}
+
+/* Make o (rows x cols of owner's storage) readable by cuBLAS: a new
+ * reference to the packed copy in *keep, or NULL when o already is. */
+static int
+device_operand(gemm_operand *o, const gemm_problem *p, const ct_tensor *owner, int64_t rows,
+               int64_t cols, ct_tensor **keep)
+{
+    bool trans;
+    int ld;
+    *keep = NULL;
+    if (blas_layout(rows, cols, o->rs, o->cs, &trans, &ld) && one_batch_stride(o, p) >= 0) {
+        return 0;
+    }
+    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    for (int d = 0; d < p->nb; d++) {
+        sizes[d] = p->bsizes[d];
+        strides[d] = o->bs[d];
+    }
+    sizes[p->nb] = rows;
+    sizes[p->nb + 1] = cols;
+    strides[p->nb] = o->rs;
+    strides[p->nb + 1] = o->cs;
+    int64_t item = (int64_t)ct_dtype_itemsize(p->dtype);
+    ct_tensor *v = ct_tensor_new(owner->storage, (o->data - owner->storage->data) / item,
+                                 p->nb + 2, sizes, strides, p->dtype);
+    ct_tensor *c = v != NULL ? ct_contiguous(v) : NULL;
+    ct_tensor_decref(v);
+    if (c == NULL) {
+        return -1;
+    }
+    o->data = ct_tensor_data(c);
+    o->rs = cols;
+    o->cs = 1;
+    int64_t st = rows * cols;
+    for (int d = p->nb - 1; d >= 0; d--) {
+        o->bs[d] = st;
+        st *= p->bsizes[d];
+    }
+    *keep = c;
+    return 0;
+}
+
+static int
+device_gemm(gemm_problem *p, ct_tensor *c, const ct_tensor *a, const ct_tensor *b)
+{
+    int64_t nbatch = 1;
+    for (int d = 0; d < p->nb; d++) {
+        nbatch *= p->bsizes[d];
+    }
+    if (ct__device_supports(CT_CUDA_GEMM, 0, p->dtype, c) < 0) {
+        return -1;
+    }
+    if (nbatch == 0 || p->m == 0 || p->n == 0) {
+        return 0;
+    }
+    if (p->k == 0) {
+        return scale_by_beta(p, c);
+    }
+    ct_tensor *ka = NULL, *kb = NULL;
+    int rc = -1;
+    if (device_operand(&p->a, p, a, p->m, p->k, &ka) < 0 ||
+        device_operand(&p->b, p, b, p->k, p->n, &kb) < 0) {
+        goto done;
+    }
+    bool ta, tb;
+    int lda, ldb;
+    if (!blas_layout(p->m, p->k, p->a.rs, p->a.cs, &ta, &lda) ||
+        !blas_layout(p->k, p->n, p->b.rs, p->b.cs, &tb, &ldb)) {
+        ct_error(CT_ERR_RUNTIME, "ctorch: matrices of more than 2^31-1 rows or columns "
+                 "are not supported on CUDA devices");
+        goto done;
+    }
+    double alpha = ct_scalar_to_double(p->alpha);
+    double beta = p->beta_zero ? 0 : ct_scalar_to_double(p->beta);
+    int64_t sa = one_batch_stride(&p->a, p), sb = one_batch_stride(&p->b, p);
+    if (!p->accumulate) {
+        rc = ct__device_gemm(c, p->dtype, tb, ta, p->n, p->m, p->k, alpha, p->b.data, ldb,
+                             sb, p->a.data, lda, sa, beta, p->c.data, p->n, p->m * p->n,
+                             nbatch);
+        goto done;
+    }
+    /* addbmm: every batch adds into the one C, in order */
+    int64_t item = (int64_t)ct_dtype_itemsize(p->dtype);
+    rc = 0;
+    for (int64_t i = 0; i < nbatch && rc == 0; i++) {
+        rc = ct__device_gemm(c, p->dtype, tb, ta, p->n, p->m, p->k, alpha,
+                             p->b.data + i * sb * item, ldb, 0, p->a.data + i * sa * item,
+                             lda, 0, i == 0 ? beta : 1, p->c.data, p->n, 0, 1);
+    }
+done:
+    ct_tensor_decref(ka);
+    ct_tensor_decref(kb);
+    return rc;
+}
+
 /* --- operands ----------------------------------------------------------- */
 /* How a tensor enters a problem. */
 typedef enum {
@@ -592,7 +713,7 @@ product_finish(gemm_problem *p, int ndim, const int64_t *shape, const ct_tensor 
         dst = out;
     }
     else {
-        dst = ct_empty(ndim, shape, p->dtype, ct_device_cpu());
+        dst = ct_empty(ndim, shape, p->dtype, ct_tensor_device(a));
         if (dst == NULL) {
             return NULL;
         }
@@ -608,7 +729,7 @@ product_finish(gemm_problem *p, int ndim, const int64_t *shape, const ct_tensor 
         p->c.bs[d] = p->accumulate ? 0 : st;
         st *= p->bsizes[d];
     }
-    if (gemm_run(p, dst) < 0) {
+    if ((ct__is_device(dst) ? device_gemm(p, dst, a, b) : gemm_run(p, dst)) < 0) {
         goto fail;
     }
     if (out != NULL && dst != out) {
@@ -692,7 +813,7 @@ mm_impl(const ct_tensor *self, const ct_tensor *a, const ct_tensor *b, ct_scalar
 ct_tensor *
 ct_mm(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
 {
-    if (ct__host_only((const ct_tensor *const[]){a, b, out}, 3) < 0) {
+    if (ct__same_device((const ct_tensor *const[]){a, b, out}, 3) < 0) {
         return NULL;
     }
     if (a->ndim != 2) {
@@ -715,7 +836,7 @@ ct_tensor *
 ct_addmm(const ct_tensor *self, const ct_tensor *mat1, const ct_tensor *mat2,
          ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
 {
-    if (ct__host_only((const ct_tensor *const[]){self, mat1, mat2, out}, 4) < 0) {
+    if (ct__same_device((const ct_tensor *const[]){self, mat1, mat2, out}, 4) < 0) {
         return NULL;
     }
     if (mat1->ndim != 2 || mat2->ndim != 2) {
@@ -796,7 +917,7 @@ bmm_impl(const ct_tensor *self, const ct_tensor *a, const ct_tensor *b, ct_scala
 ct_tensor *
 ct_bmm(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
 {
-    if (ct__host_only((const ct_tensor *const[]){a, b, out}, 3) < 0) {
+    if (ct__same_device((const ct_tensor *const[]){a, b, out}, 3) < 0) {
         return NULL;
     }
     if (check_bmm(a, b) < 0) {
@@ -836,7 +957,7 @@ ct_tensor *
 ct_baddbmm(const ct_tensor *self, const ct_tensor *batch1, const ct_tensor *batch2,
            ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
 {
-    if (ct__host_only((const ct_tensor *const[]){self, batch1, batch2, out}, 4) < 0) {
+    if (ct__same_device((const ct_tensor *const[]){self, batch1, batch2, out}, 4) < 0) {
         return NULL;
     }
     if (batch1->ndim == 3 && batch2->ndim == 3) {
@@ -855,7 +976,7 @@ ct_tensor *
 ct_addbmm(const ct_tensor *self, const ct_tensor *batch1, const ct_tensor *batch2,
           ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
 {
-    if (ct__host_only((const ct_tensor *const[]){self, batch1, batch2, out}, 4) < 0) {
+    if (ct__same_device((const ct_tensor *const[]){self, batch1, batch2, out}, 4) < 0) {
         return NULL;
     }
     if (batch1->ndim != 3 || batch2->ndim != 3) {
@@ -917,7 +1038,7 @@ mv_impl(const ct_tensor *self, const ct_tensor *mat, const ct_tensor *vec,
 ct_tensor *
 ct_mv(const ct_tensor *mat, const ct_tensor *vec, ct_tensor *out)
 {
-    if (ct__host_only((const ct_tensor *const[]){mat, vec, out}, 3) < 0) {
+    if (ct__same_device((const ct_tensor *const[]){mat, vec, out}, 3) < 0) {
         return NULL;
     }
     return mv_impl(NULL, mat, vec, ct_scalar_int(0), ct_scalar_int(1), out,
@@ -928,7 +1049,7 @@ ct_tensor *
 ct_addmv(const ct_tensor *self, const ct_tensor *mat, const ct_tensor *vec,
          ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
 {
-    if (ct__host_only((const ct_tensor *const[]){self, mat, vec, out}, 4) < 0) {
+    if (ct__same_device((const ct_tensor *const[]){self, mat, vec, out}, 4) < 0) {
         return NULL;
     }
     return mv_impl(self, mat, vec, beta, alpha, out, mode);
@@ -937,7 +1058,7 @@ ct_addmv(const ct_tensor *self, const ct_tensor *mat, const ct_tensor *vec,
 ct_tensor *
 ct_dot(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
 {
-    if (ct__host_only((const ct_tensor *const[]){a, b, out}, 3) < 0) {
+    if (ct__same_device((const ct_tensor *const[]){a, b, out}, 3) < 0) {
         return NULL;
     }
     if (a->ndim != 1 || b->ndim != 1) {
@@ -976,7 +1097,7 @@ ct_dot(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
 ct_tensor *
 ct_vdot(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
 {
-    if (ct__host_only((const ct_tensor *const[]){a, b, out}, 3) < 0) {
+    if (ct__same_device((const ct_tensor *const[]){a, b, out}, 3) < 0) {
         return NULL;
     }
     /* conj(a) . b; ctorch has no complex dtypes */
@@ -1058,7 +1179,7 @@ matmul_batched(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
 ct_tensor *
 ct_matmul(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
 {
-    if (ct__host_only((const ct_tensor *const[]){a, b, out}, 3) < 0) {
+    if (ct__same_device((const ct_tensor *const[]){a, b, out}, 3) < 0) {
         return NULL;
     }
     int da = a->ndim, db = b->ndim;

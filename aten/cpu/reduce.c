@@ -543,15 +543,9 @@ ct__reduce_read_i64(ct_dtype dtype, const char *src, int64_t stride, int64_t n,
 int
 ct__reduce_check_numeric(const char *name, const ct_tensor *t)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     if (ct_dtype_table[t->dtype].is_quantized) {
         return ct_error(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name,
                         ct_dtype_table[t->dtype].legacy);
-    }
-    if (ct_tensor_device(t).type != CT_DEVICE_CPU) {
-        return ct__no_device_kernel(t);
     }
     return 0;
 }
@@ -1361,14 +1355,97 @@ result_dtype(ct_reduce_op op, ct_dtype in, const char *name)
     }
 }
 
+/* --- on a device ------------------------------------------------------------ */
+/* The device kernel computing op (max/min with indices: the values; the
+ * indices come from ARGMAX/ARGMIN); CT_CUDA_REDUCE_COUNT when none does. */
+static ct_cuda_reduce_op
+device_reduce_op(ct_reduce_op op, ct_tensor **indices)
+{
+    switch (op) {
+    case CT_REDUCE_SUM:
+    case CT_REDUCE_MEAN: return CT_CUDA_REDUCE_SUM;
+    case CT_REDUCE_PROD: return CT_CUDA_REDUCE_PROD;
+    case CT_REDUCE_AMAX: return CT_CUDA_REDUCE_AMAX;
+    case CT_REDUCE_AMIN: return CT_CUDA_REDUCE_AMIN;
+    case CT_REDUCE_MAX: return CT_CUDA_REDUCE_AMAX;
+    case CT_REDUCE_MIN: return CT_CUDA_REDUCE_AMIN;
+    case CT_REDUCE_ARGMAX: return CT_CUDA_REDUCE_ARGMAX;
+    case CT_REDUCE_ARGMIN: return CT_CUDA_REDUCE_ARGMIN;
+    case CT_REDUCE_ALL: return CT_CUDA_REDUCE_ALL;
+    case CT_REDUCE_ANY: return CT_CUDA_REDUCE_ANY;
+    default: (void)indices; return CT_CUDA_REDUCE_COUNT;
+    }
+}
+
+/* ct_reduce of in (already in the compute dtype) on its device: kept dims
+ * first, reduced ones after, as the part's reduce wants. */
+static ct_tensor *
+device_reduce(ct_reduce_op op, const ct_tensor *in, const bool *mask, bool keepdim,
+              ct_dtype odt, ct_tensor **indices)
+{
+    int64_t oshape[CT_MAX_DIMS], perm[CT_MAX_DIMS], nred = 1;
+    int ond = 0, nkept = 0;
+    ct_cuda_reduce_op dop = device_reduce_op(op, indices);
+    if (ct__device_supports(CT_CUDA_REDUCE, dop, in->dtype, in) < 0) {
+        return NULL;
+    }
+    for (int d = 0; d < in->ndim; d++) {
+        if (!mask[d]) {
+            perm[nkept++] = d;
+        }
+        if (!mask[d] || keepdim) {
+            oshape[ond++] = mask[d] ? 1 : in->sizes[d];
+        }
+    }
+    for (int d = 0, r = nkept; d < in->ndim; d++) {
+        if (mask[d]) {
+            perm[r++] = d;
+            nred *= in->sizes[d];
+        }
+    }
+    ct_tensor *x = ct_permute(in, in->ndim, perm);
+    ct_tensor *out = x ? ct_empty(ond, oshape, op == CT_REDUCE_ARGMAX || op == CT_REDUCE_ARGMIN
+                                                   ? CT_DTYPE_INT64 : odt,
+                                  ct_tensor_device(in)) : NULL;
+    ct_tensor *idx = NULL;
+    bool with_idx = indices != NULL && (op == CT_REDUCE_MAX || op == CT_REDUCE_MIN);
+    if (out == NULL ||
+        (with_idx && (idx = ct_empty(ond, oshape, CT_DTYPE_INT64, ct_tensor_device(in))) ==
+                     NULL) ||
+        ct__device_reduce(dop, out, nkept, x) < 0 ||
+        (idx != NULL && ct__device_reduce(op == CT_REDUCE_MAX ? CT_CUDA_REDUCE_ARGMAX
+                                                              : CT_CUDA_REDUCE_ARGMIN,
+                                          idx, nkept, x) < 0)) {
+        goto fail;
+    }
+    if (op == CT_REDUCE_MEAN) {
+        /* the sum over the count, as PyTorch's mean kernels divide */
+        ct_tensor *n = ct_scalar_tensor(ct_scalar_int(nred));
+        ct_tensor *m = n ? ct_binary(CT_BINARY_DIV, out, n, ct_scalar_int(1), out,
+                                     CT_OUT_INPLACE) : NULL;
+        ct_tensor_decref(n);
+        if (m == NULL) {
+            goto fail;
+        }
+        ct_tensor_decref(m);
+    }
+    ct_tensor_decref(x);
+    if (indices != NULL) {
+        *indices = idx;
+    }
+    return out;
+fail:
+    ct_tensor_decref(x);
+    ct_tensor_decref(out);
+    ct_tensor_decref(idx);
+    return NULL;
+}
+
 ct_tensor *
 ct_reduce(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
           bool keepdim, ct_dtype dtype, const ct_reduce_args *args,
           ct_tensor **indices)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     const char *name = args && args->name ? args->name : reduce_names[op];
     bool mask[CT_MAX_DIMS];
     int64_t oshape[CT_MAX_DIMS];
@@ -1381,7 +1458,9 @@ ct_reduce(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
     if (indices) {
         *indices = NULL;
     }
-    if (ct__reduce_check_numeric(name, t) < 0) {
+    if (ct__reduce_check_numeric(name, t) < 0 ||
+        (ct__is_device(t) && device_reduce_op(op, indices) == CT_CUDA_REDUCE_COUNT &&
+         ct__no_device_kernel(t) < 0)) {
         return NULL;
     }
     /* the input in the dtype the op computes in */
@@ -1435,6 +1514,11 @@ ct_reduce(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
     }
     if ((in = ct_to_dtype(t, cdt, false)) == NULL) {
         return NULL;
+    }
+    if (ct__is_device(in)) {
+        out = device_reduce(op, in, mask, keepdim, odt, indices);
+        ct_tensor_decref(in);
+        return out;
     }
     j = calloc(1, sizeof *j);
     if (j == NULL) {
@@ -1562,36 +1646,24 @@ fail:
 ct_tensor *
 ct_sum(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim, ct_dtype dtype)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return ct_reduce(CT_REDUCE_SUM, t, ndims, dims, keepdim, dtype, NULL, NULL);
 }
 
 ct_tensor *
 ct_mean(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim, ct_dtype dtype)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return ct_reduce(CT_REDUCE_MEAN, t, ndims, dims, keepdim, dtype, NULL, NULL);
 }
 
 ct_tensor *
 ct_prod(const ct_tensor *t, const int64_t *dim, bool keepdim, ct_dtype dtype)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return ct_reduce(CT_REDUCE_PROD, t, dim ? 1 : 0, dim, keepdim, dtype, NULL, NULL);
 }
 
 ct_tensor *
 ct_amax(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return ct_reduce(CT_REDUCE_AMAX, t, ndims, dims, keepdim, CT_DTYPE_COUNT, NULL,
                      NULL);
 }
@@ -1599,9 +1671,6 @@ ct_amax(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim)
 ct_tensor *
 ct_amin(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return ct_reduce(CT_REDUCE_AMIN, t, ndims, dims, keepdim, CT_DTYPE_COUNT, NULL,
                      NULL);
 }
@@ -1609,18 +1678,12 @@ ct_amin(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim)
 ct_tensor *
 ct_max(const ct_tensor *t)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return ct_reduce(CT_REDUCE_MAX, t, 0, NULL, false, CT_DTYPE_COUNT, NULL, NULL);
 }
 
 ct_tensor *
 ct_min(const ct_tensor *t)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return ct_reduce(CT_REDUCE_MIN, t, 0, NULL, false, CT_DTYPE_COUNT, NULL, NULL);
 }
 
@@ -1636,9 +1699,6 @@ int
 ct_max_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
            ct_tensor **indices)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     return best_dim(CT_REDUCE_MAX, t, dim, keepdim, values, indices);
 }
 
@@ -1646,9 +1706,6 @@ int
 ct_min_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
            ct_tensor **indices)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     return best_dim(CT_REDUCE_MIN, t, dim, keepdim, values, indices);
 }
 
@@ -1663,45 +1720,30 @@ arg_best(ct_reduce_op op, const ct_tensor *t, const int64_t *dim, bool keepdim)
 ct_tensor *
 ct_argmax(const ct_tensor *t, const int64_t *dim, bool keepdim)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return arg_best(CT_REDUCE_ARGMAX, t, dim, keepdim);
 }
 
 ct_tensor *
 ct_argmin(const ct_tensor *t, const int64_t *dim, bool keepdim)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return arg_best(CT_REDUCE_ARGMIN, t, dim, keepdim);
 }
 
 ct_tensor *
 ct_all(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return ct_reduce(CT_REDUCE_ALL, t, ndims, dims, keepdim, CT_DTYPE_COUNT, NULL, NULL);
 }
 
 ct_tensor *
 ct_any(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return ct_reduce(CT_REDUCE_ANY, t, ndims, dims, keepdim, CT_DTYPE_COUNT, NULL, NULL);
 }
 
 ct_tensor *
 ct_count_nonzero(const ct_tensor *t, int ndims, const int64_t *dims)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return ct_reduce(CT_REDUCE_COUNT_NONZERO, t, ndims, dims, false, CT_DTYPE_COUNT,
                      NULL, NULL);
 }
@@ -1710,9 +1752,6 @@ ct_tensor *
 ct_var(const ct_tensor *t, int ndims, const int64_t *dims, double correction,
        bool keepdim)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     ct_reduce_args a = {2, correction, NULL};
     return ct_reduce(CT_REDUCE_VAR, t, ndims, dims, keepdim, CT_DTYPE_COUNT, &a, NULL);
 }
@@ -1721,9 +1760,6 @@ ct_tensor *
 ct_std(const ct_tensor *t, int ndims, const int64_t *dims, double correction,
        bool keepdim)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     ct_reduce_args a = {2, correction, NULL};
     return ct_reduce(CT_REDUCE_STD, t, ndims, dims, keepdim, CT_DTYPE_COUNT, &a, NULL);
 }
@@ -1732,9 +1768,6 @@ int
 ct_var_mean(const ct_tensor *t, int ndims, const int64_t *dims, double correction,
             bool keepdim, bool take_sqrt, ct_tensor **var_or_std, ct_tensor **mean)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     ct_reduce_args a = {2, correction, take_sqrt ? "std_mean" : "var_mean"};
     *var_or_std = ct_reduce(take_sqrt ? CT_REDUCE_STD : CT_REDUCE_VAR, t, ndims, dims,
                             keepdim, CT_DTYPE_COUNT, &a, mean);
@@ -1745,9 +1778,6 @@ ct_tensor *
 ct_vector_norm(const ct_tensor *t, double p, int ndims, const int64_t *dims,
                bool keepdim, ct_dtype dtype, const char *name)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     ct_reduce_args a = {p, 0, name ? name : "linalg.vector_norm"};
     return ct_reduce(CT_REDUCE_NORM, t, ndims, dims, keepdim, dtype, &a, NULL);
 }
@@ -1755,9 +1785,6 @@ ct_vector_norm(const ct_tensor *t, double p, int ndims, const int64_t *dims,
 ct_tensor *
 ct_logsumexp(const ct_tensor *t, int ndims, const int64_t *dims, bool keepdim)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return ct_reduce(CT_REDUCE_LOGSUMEXP, t, ndims, dims, keepdim, CT_DTYPE_COUNT, NULL,
                      NULL);
 }

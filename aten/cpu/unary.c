@@ -227,8 +227,13 @@ check_input(ct_unary_op op, ct_dtype d)
 ct_tensor *
 ct_unary(ct_unary_op op, const ct_tensor *t, ct_tensor *out, ct_out_mode mode)
 {
-    if (ct__host_only((const ct_tensor *const[]){t, out}, 2) < 0) {
+    ct_device dev;
+    if (ct__op_device(2, 1, (const ct_tensor *const[]){out, t}, &dev) < 0) {
         return NULL;
+    }
+    bool on_device = dev.type != CT_DEVICE_CPU;
+    if (on_device && ct__check_device(dev, t) < 0) {
+        return NULL;            /* unary ops take no CPU numbers */
     }
     ct_dtype in = t->dtype, res;
     ct_tensor *src = NULL, *r = NULL;
@@ -253,6 +258,9 @@ ct_unary(ct_unary_op op, const ct_tensor *t, ct_tensor *out, ct_out_mode mode)
         ct_error(CT_ERR_RUNTIME, "\"%s%s_cpu\" not implemented for '%s'",
                  ct_unary_names[op], suffix[op] ? suffix[op] : "",
                  ct_dtype_table[in].legacy);
+        return NULL;
+    }
+    if (on_device && ct__device_supports(CT_CUDA_UNARY, op, in, t) < 0) {
         return NULL;
     }
     if (out != NULL) {
@@ -288,7 +296,7 @@ ct_unary(ct_unary_op op, const ct_tensor *t, ct_tensor *out, ct_out_mode mode)
         }
     }
     ct_tensor *ops[2] = {r, src};
-    if (ct_iter_run(2, ops, loop, NULL) < 0 ||
+    if ((on_device ? ct__device_unary(op, r, src) : ct_iter_run(2, ops, loop, NULL)) < 0 ||
         (out != NULL && r != out && ct_copy_(out, r) < 0)) {
         ct_tensor_decref(r);
         r = NULL;
@@ -307,8 +315,5 @@ done:
 ct_tensor *
 ct_neg(const ct_tensor *t)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return ct_unary(CT_UNARY_NEG, t, NULL, CT_OUT_NEW);
 }

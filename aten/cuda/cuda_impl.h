@@ -6,7 +6,8 @@
  * cudaSuccess, or the CUDA error (the caller turns it into ctorch's).
  * Operands are ct_cuda_views as c10/cuda/backend.h describes them; views
  * the kernels cannot take (a dtype outside CT_FORALL_NUMERIC_DTYPES, an op
- * the dtype lacks, sizes that differ) give cudaErrorInvalidValue.
+ * the dtype lacks (ct_cuda_supports), an output dtype other than the op's,
+ * sizes that differ) give cudaErrorInvalidValue.
  * Zero-element views launch nothing.
  */
 #ifndef CTORCH_ATEN_CUDA_CUDA_IMPL_H
@@ -14,11 +15,12 @@
 
 #include <cuda_runtime.h>
 
-#include "c10/cuda/backend.h"
-
+/* backend.h is C: ct_cuda_supports (aten/cuda/supports.c) keeps C linkage */
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#include "c10/cuda/backend.h"
 
 /* dst = src converted to dst's dtype (aten/cuda/copy_fill.cu) */
 cudaError_t ct__cuda_copy(void *stream, const ct_cuda_view *dst,
@@ -27,9 +29,15 @@ cudaError_t ct__cuda_copy(void *stream, const ct_cuda_view *dst,
 cudaError_t ct__cuda_fill(void *stream, const ct_cuda_view *dst, double fval,
                           int64_t ival);
 /* out = a op b, alpha scaling b for ADD and SUB (aten/cuda/binary.cu) */
-cudaError_t ct__cuda_binary(void *stream, ct_cuda_binary_op op, const ct_cuda_view *out,
+cudaError_t ct__cuda_binary(void *stream, ct_binary_op op, const ct_cuda_view *out,
                             const ct_cuda_view *a, const ct_cuda_view *b,
                             double falpha, int64_t ialpha);
+/* out = op(in) (aten/cuda/unary.cu) */
+cudaError_t ct__cuda_unary(void *stream, ct_unary_op op, const ct_cuda_view *out,
+                           const ct_cuda_view *in);
+/* out = op over in's trailing dims (aten/cuda/reduce.cu) */
+cudaError_t ct__cuda_reduce(void *stream, ct_cuda_reduce_op op, const ct_cuda_view *out,
+                            const ct_cuda_view *in);
 
 #ifdef __cplusplus
 }

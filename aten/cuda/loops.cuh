@@ -28,9 +28,14 @@ typedef struct {
 } ct_cuda_alpha;
 
 /* The CTX argument of every kernel, so that one launcher serves them all:
- * a cast's source dtype, a fill's element bits, a binary op's alpha. */
+ * a cast's source dtype, a fill's element bits, add's and sub's alpha, the
+ * op and dtype of the kernels that switch on them (pointwise_math.h). */
 typedef union {
     ct_dtype src;
+    struct {
+        int op;
+        ct_dtype dtype;
+    } sel;
     uint64_t bits;
     ct_cuda_alpha alpha;
 } ct_cuda_ctx;

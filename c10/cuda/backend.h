@@ -6,8 +6,9 @@
 
 #include <ctorch/cuda.h>
 #include <ctorch/dtype.h>
+#include <ctorch/op_lists.h>
 
-#define CT_CUDA_ABI 3
+#define CT_CUDA_ABI 4
 
 /* A strided operand of a device kernel: sizes and strides in elements,
  * data at the first element.  The host (aten/device.c) hands every operand
@@ -22,15 +23,25 @@ typedef struct {
     int64_t strides[CT_CUDA_MAX_DIMS];
 } ct_cuda_view;
 
-/* The binary ops with device kernels.  Operands share one dtype (the host
- * converts first); alpha scales b for ADD and SUB; DIV is true division
- * (floating dtypes only). */
-#define CT_FORALL_CUDA_BINARY_OPS(X) X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(DIV, "div")
+/* Reductions with device kernels. */
+#define CT_FORALL_CUDA_REDUCE_OPS(X) \
+    X(SUM) X(PROD) X(AMAX) X(AMIN) X(ARGMAX) X(ARGMIN) X(ANY) X(ALL)
 typedef enum {
-#define X(E, N) CT_CUDA_##E,
-    CT_FORALL_CUDA_BINARY_OPS(X)
+#define X(E) CT_CUDA_REDUCE_##E,
+    CT_FORALL_CUDA_REDUCE_OPS(X)
 #undef X
-} ct_cuda_binary_op;
+    CT_CUDA_REDUCE_COUNT
+} ct_cuda_reduce_op;
+
+/* The families of device kernels, for `supports`. */
+typedef enum { CT_CUDA_UNARY, CT_CUDA_BINARY, CT_CUDA_REDUCE, CT_CUDA_GEMM } ct_cuda_family;
+
+/* aten/cuda/supports.c, compiled into every CUDA part: whether a kernel of
+ * family exists for op (a ct_unary_op, ct_binary_op or ct_cuda_reduce_op;
+ * ignored for GEMM) on operands of dtype (unary and binary: the inputs'
+ * dtype, the host having converted them; reduce: the input's; gemm: all
+ * three matrices'). */
+bool ct_cuda_supports(ct_cuda_family family, int op, ct_dtype dtype);
 
 typedef struct ct_cuda_backend {
     int abi;
@@ -60,6 +71,8 @@ typedef struct ct_cuda_backend {
     int (*event_query)(void *event, bool *done);
     int (*event_elapsed_ms)(void *start, void *end, float *ms);
 
+    /* ct_cuda_supports (aten/cuda/supports.c), for libctorch */
+    bool (*supports)(ct_cuda_family family, int op, ct_dtype dtype);
     /* Kernels, queued on `stream` of `device` (NULL: its default stream);
      * they return once queued.  dst = src converted to dst's dtype
      * (bool: nonzero; float to integer truncates, as PyTorch's casts). */
@@ -68,10 +81,34 @@ typedef struct ct_cuda_backend {
      * (integer dtypes take ival, so large int64 values stay exact) */
     int (*fill)(int device, void *stream, const ct_cuda_view *dst, double fval,
                 int64_t ival);
-    /* out = a op b; alpha as in fill (ADD and SUB only) */
-    int (*binary)(int device, void *stream, ct_cuda_binary_op op, const ct_cuda_view *out,
+    /* out = a op b, a and b in one dtype (the host converted them); out in
+     * the op's result dtype (bool for comparisons and logical ops, else
+     * a's).  alpha scales b for ADD and SUB, as in fill. */
+    int (*binary)(int device, void *stream, ct_binary_op op, const ct_cuda_view *out,
                   const ct_cuda_view *a, const ct_cuda_view *b, double falpha,
                   int64_t ialpha);
+    /* out = op(in); in in the compute dtype, out in the result dtype (bool
+     * for CT_UNARY_BOOL ops, else in's) */
+    int (*unary)(int device, void *stream, ct_unary_op op, const ct_cuda_view *out,
+                 const ct_cuda_view *in);
+    /* out[i...] = op over in[i..., j...]: in has out's dims (same sizes)
+     * followed by the reduced dims.  Output dtype: SUM and PROD the host's
+     * choice (accumulating in double for float64 outputs, float for other
+     * floating ones, int64 for integers); AMAX/AMIN in's (NaN wins);
+     * ARGMAX/ARGMIN int64 (first index of the extreme, NaN wins); ANY/ALL
+     * bool or uint8.  Empty reductions give SUM 0, PROD 1, ANY false, ALL
+     * true; the host refuses the others. */
+    int (*reduce)(int device, void *stream, ct_cuda_reduce_op op, const ct_cuda_view *out,
+                  const ct_cuda_view *in);
+    /* cuBLAS's column-major strided-batched GEMM: for each of batch
+     * matrices, C = alpha * op(A) op(B) + beta * C, op transposing when
+     * trans_*; C is m x n, op(A) m x k, op(B) k x n; every matrix of dtype
+     * (float32: no TF32, as PyTorch's default; float16/bfloat16 accumulate
+     * in float32).  beta == 0 ignores C's old contents (NaN included). */
+    int (*gemm)(int device, void *stream, ct_dtype dtype, bool trans_a, bool trans_b,
+                int64_t m, int64_t n, int64_t k, double alpha, const void *a, int64_t lda,
+                int64_t stride_a, const void *b, int64_t ldb, int64_t stride_b, double beta,
+                void *c, int64_t ldc, int64_t stride_c, int64_t batch);
 } ct_cuda_backend;
 
 /* c10/cuda_loader.c: the path of libctorch_cuda.so beside libctorch into

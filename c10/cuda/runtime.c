@@ -10,6 +10,7 @@
  * for its duration and back, as PyTorch's device guards do.
  */
 #include "c10/cuda/backend.h"
+#include "c10/cuda/runtime_impl.h"
 #include "aten/cuda/cuda_impl.h"
 
 #include <ctorch/error.h>
@@ -19,8 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static int
-check(cudaError_t e)
+int
+ct__cuda_check(cudaError_t e)
 {
     if (e == cudaSuccess) {
         return 0;
@@ -30,21 +31,40 @@ check(cudaError_t e)
 }
 
 /* Make device current; *prev gets the one to restore. */
-static int
-guard(int device, int *prev)
+int
+ct__cuda_guard(int device, int *prev)
 {
-    if (check(cudaGetDevice(prev)) < 0) {
+    if (ct__cuda_check(cudaGetDevice(prev)) < 0) {
         return -1;
     }
-    return *prev == device ? 0 : check(cudaSetDevice(device));
+    return *prev == device ? 0 : ct__cuda_check(cudaSetDevice(device));
 }
 
-static void
-unguard(int device, int prev)
+void
+ct__cuda_unguard(int device, int prev)
 {
     if (prev != device) {
         (void)cudaSetDevice(prev);
     }
+}
+
+/* the short names this file's entries use for the three above */
+static inline int
+check(cudaError_t e)
+{
+    return ct__cuda_check(e);
+}
+
+static inline int
+guard(int device, int *prev)
+{
+    return ct__cuda_guard(device, prev);
+}
+
+static inline void
+unguard(int device, int prev)
+{
+    ct__cuda_unguard(device, prev);
 }
 
 /* --- devices --------------------------------------------------------------- */
@@ -476,7 +496,7 @@ kernel_fill(int device, void *stream, const ct_cuda_view *dst, double fval,
 }
 
 static int
-kernel_binary(int device, void *stream, ct_cuda_binary_op op, const ct_cuda_view *out,
+kernel_binary(int device, void *stream, ct_binary_op op, const ct_cuda_view *out,
               const ct_cuda_view *a, const ct_cuda_view *b, double falpha,
               int64_t ialpha)
 {
@@ -485,6 +505,32 @@ kernel_binary(int device, void *stream, ct_cuda_binary_op op, const ct_cuda_view
         return -1;
     }
     cudaError_t e = ct__cuda_binary(stream, op, out, a, b, falpha, ialpha);
+    unguard(device, prev);
+    return check(e);
+}
+
+static int
+kernel_unary(int device, void *stream, ct_unary_op op, const ct_cuda_view *out,
+             const ct_cuda_view *in)
+{
+    int prev;
+    if (guard(device, &prev) < 0) {
+        return -1;
+    }
+    cudaError_t e = ct__cuda_unary(stream, op, out, in);
+    unguard(device, prev);
+    return check(e);
+}
+
+static int
+kernel_reduce(int device, void *stream, ct_cuda_reduce_op op, const ct_cuda_view *out,
+              const ct_cuda_view *in)
+{
+    int prev;
+    if (guard(device, &prev) < 0) {
+        return -1;
+    }
+    cudaError_t e = ct__cuda_reduce(stream, op, out, in);
     unguard(device, prev);
     return check(e);
 }
@@ -515,9 +561,13 @@ static const ct_cuda_backend backend = {
     .event_synchronize = event_synchronize,
     .event_query = event_query,
     .event_elapsed_ms = event_elapsed_ms,
+    .supports = ct_cuda_supports,
     .copy = kernel_copy,
     .fill = kernel_fill,
     .binary = kernel_binary,
+    .unary = kernel_unary,
+    .reduce = kernel_reduce,
+    .gemm = ct__cuda_gemm,
 };
 
 const ct_cuda_backend *

@@ -479,7 +479,14 @@ root_grad(const ct_tensor *root, const ct_tensor *grad, int i)
                      "outputs");
             return NULL;
         }
-        return ct_full(root->ndim, root->sizes, ct_scalar_int(1), root->dtype);
+        /* ones on the root's device */
+        ct_tensor *one = ct_empty(root->ndim, root->sizes, root->dtype,
+                                  ct_tensor_device(root));
+        if (one != NULL && ct_fill_(one, ct_scalar_int(1)) < 0) {
+            ct_tensor_decref(one);
+            one = NULL;
+        }
+        return one;
     }
     if (!same_shape(root, grad)) {
         char a[256], b[256];

@@ -72,6 +72,11 @@ pg_work_complete(ct_pg *pg, ct_work *w, const ct_error_state *err)
     if (atomic_load(&w->state) != PG_W_PENDING) {
         return;
     }
+    ct_error_state copy_err;
+    if (w->nstaged > 0 && pg_work_unstage(w) < 0 && err == NULL) {
+        ct_error_fetch(&copy_err);
+        err = &copy_err;
+    }
     if (err != NULL) {
         w->err = malloc(sizeof *w->err);
         if (w->err != NULL) {

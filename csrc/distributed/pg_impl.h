@@ -346,6 +346,10 @@ struct ct_work {
     pg_rxe *rxe;
     uint8_t *p2p_meta;
     ct_tensor *p2p_buf;         /* contiguous staging for the p2p tensor */
+    /* Note [Device tensors in gloo]: pairs (device tensor, its host copy),
+     * owned; the copies stand in for the device tensors in in/out */
+    ct_tensor **staged;
+    int nstaged;
     void *be_op;                /* a backend's state while in flight (its own) */
     /* results: borrowed views of in/out */
     ct_tensor **result;
@@ -360,6 +364,11 @@ struct ct_work {
     int ncbs, cap_cbs;
     bool cb_fired;
 };
+
+/* pg_work.c: copy the staged host results back to their device tensors
+ * and put the device tensors back in place (Note [Device tensors in
+ * gloo]); 0, or -1 with the error set. */
+int pg_work_unstage(ct_work *w);
 
 /* --- shared helpers -------------------------------------------------------- */
 

@@ -75,15 +75,17 @@ same_sizes(const ct_tensor *a, const ct_tensor *b)
     return true;
 }
 
+/* Tensors a collective takes: CPU ones, or CUDA ones, which run on host
+ * copies (Note [Device tensors in gloo], pg_work.c); p2p: CPU only. */
 static int
-check_cpu(const ct_pg *pg, pg_op_kind op, ct_tensor *const *t, int n)
+check_tensors(const ct_pg *pg, pg_op_kind op, ct_tensor *const *t, int n, bool device_ok)
 {
     for (int i = 0; i < n; i++) {
         if (t[i] == NULL) {
             return fail(pg, op, "expected a tensor at index %d", i);
         }
         ct_device d = ct_tensor_device(t[i]);
-        if (d.type != CT_DEVICE_CPU) {
+        if (d.type != CT_DEVICE_CPU && !(device_ok && d.type == CT_DEVICE_CUDA)) {
             return fail(pg, op, "unsupported device type %s",
                         ct_device_type_name(d.type));
         }
@@ -92,6 +94,12 @@ check_cpu(const ct_pg *pg, pg_op_kind op, ct_tensor *const *t, int n)
         }
     }
     return 0;
+}
+
+static int
+check_cpu(const ct_pg *pg, pg_op_kind op, ct_tensor *const *t, int n)
+{
+    return check_tensors(pg, op, t, n, op != PG_OP_SEND && op != PG_OP_RECV);
 }
 
 /* c10d's assertTypeAndSizesMatch against (like): `base` is added to the

@@ -8,6 +8,8 @@
  */
 #include "pg_impl.h"
 
+#include <ctorch/ops.h>
+
 #include <linux/futex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -107,6 +109,78 @@ copy_refs(ct_tensor *const *t, int n)
     return a;
 }
 
+/* Note [Device tensors in gloo]
+ * As PyTorch's gloo does for CUDA tensors, a collective on device tensors
+ * runs on host copies: each device tensor of a work is copied to the host
+ * when the work is made, the host copy takes its place in in/out, and when
+ * the work completes (pg_work_complete) the results are copied back and
+ * the device tensors put back, before any waiter is woken. */
+static int
+stage(ct_work *w, ct_tensor **a, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (ct_tensor_device(a[i]).type == CT_DEVICE_CPU) {
+            continue;
+        }
+        ct_tensor **g = realloc(w->staged, sizeof *g * (size_t)(w->nstaged + 2));
+        if (g == NULL) {
+            return ct_error(CT_ERR_NOMEM, "ProcessGroupGloo: out of memory");
+        }
+        w->staged = g;
+        ct_tensor *h = ct_to_device(a[i], ct_device_cpu());
+        if (h == NULL) {
+            return -1;
+        }
+        g[w->nstaged++] = a[i];         /* the reference in[]/out[] held */
+        g[w->nstaged++] = h;
+        ct_tensor_incref(h);
+        a[i] = h;
+    }
+    return 0;
+}
+
+static void
+swap_back(ct_tensor **a, int n, ct_tensor *host, ct_tensor *dev)
+{
+    for (int i = 0; i < n; i++) {
+        if (a[i] == host) {
+            ct_tensor_incref(dev);
+            ct_tensor_decref(a[i]);
+            a[i] = dev;
+        }
+    }
+}
+
+int
+pg_work_unstage(ct_work *w)
+{
+    int rc = 0;
+    for (int i = 0; i + 1 < w->nstaged; i += 2) {
+        ct_tensor *dev = w->staged[i], *host = w->staged[i + 1];
+        bool is_result = false;
+        for (int r = 0; r < w->nresult; r++) {
+            is_result = is_result || w->result[r] == host;
+        }
+        if (is_result && rc == 0 && ct_copy_(dev, host) < 0) {
+            rc = -1;
+        }
+        swap_back(w->in, w->nin, host, dev);
+        swap_back(w->out, w->nout, host, dev);
+        /* result borrows from in/out (often is one of them) */
+        for (int r = 0; r < w->nresult; r++) {
+            if (w->result[r] == host) {
+                w->result[r] = dev;
+            }
+        }
+        ct_tensor_decref(dev);
+        ct_tensor_decref(host);
+    }
+    free(w->staged);
+    w->staged = NULL;
+    w->nstaged = 0;
+    return rc;
+}
+
 int
 pg_work_set_tensors(ct_work *w, ct_tensor *const *in, int nin, ct_tensor *const *out,
                     int nout)
@@ -118,7 +192,7 @@ pg_work_set_tensors(ct_work *w, ct_tensor *const *in, int nin, ct_tensor *const 
     }
     w->nin = nin;
     w->nout = nout;
-    return 0;
+    return stage(w, w->in, nin) < 0 || stage(w, w->out, nout) < 0 ? -1 : 0;
 }
 
 void
@@ -139,6 +213,10 @@ ct_work_decref(ct_work *w)
     for (int i = 0; i < w->nout; i++) {
         ct_tensor_decref(w->out[i]);
     }
+    for (int i = 0; i < w->nstaged; i++) {
+        ct_tensor_decref(w->staged[i]);
+    }
+    free(w->staged);
     free(w->in);
     free(w->out);
     free(w->err);

@@ -112,6 +112,18 @@ ctpy_device_ready(ct_device *d)
         ctpy_raise();
         return -1;
     }
+    /* as PyTorch's cuda_lazy_init: torch.cuda learns that CUDA started */
+    static bool told;
+    if (!told) {
+        PyObject *m = PyImport_ImportModule("ctorch.cuda");
+        PyObject *r = m != NULL ? PyObject_CallMethod(m, "_lazy_init", NULL) : NULL;
+        Py_XDECREF(m);
+        if (r == NULL) {
+            return -1;
+        }
+        Py_DECREF(r);
+        told = true;
+    }
     if (d->index >= ct_cuda_device_count()) {
         PyErr_SetString(PyExc_RuntimeError, "CUDA error: invalid device ordinal\n"
                         "CUDA kernel errors might be asynchronously reported at some "

@@ -452,7 +452,8 @@ def _str(self, *, tensor_contents=None):
             suffixes.append("dtype=" + str(dtype))
         if not custom:
             # a device tensor's values are formatted from a host copy
-            values = self.detach().cpu() if self.device.type != "cpu" else self
+            values = self.detach().cpu() if getattr(self, "is_cuda", False) is True \
+                else self
             body = _tensor_text(values, indent)
 
     grad_fn = getattr(self, "grad_fn", None)

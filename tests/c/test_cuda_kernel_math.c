@@ -2,12 +2,20 @@
  * (aten/cuda/kernel_math.h) run on the host against ctorch's CPU results,
  * bit for bit: element offsets of packed views against a naive unravel,
  * half and bfloat16 rounding against include/ctorch/dtype.h, every
- * dtype-to-dtype cast against ct_to_dtype, and add / sub / mul / div
- * against ct_add / ct_sub / ct_mul / ct_div.  No GPU is needed; the same
- * functions are what nvcc compiles into the kernels. */
+ * dtype-to-dtype cast against ct_to_dtype, add / sub / mul / div against
+ * ct_add / ct_sub / ct_mul / ct_div, every other binary and unary op the
+ * device has (pointwise_math.h) against ct_binary / ct_unary, the
+ * reductions (reduce_math.h, run in the kernel's lane order) against
+ * ct_sum, ct_amax, ct_argmax, ..., and ct_cuda_supports against what the
+ * CPU accepts.  No GPU is needed; the same functions are what nvcc
+ * compiles into the kernels.  On the GPU, CUDA's transcendental functions
+ * (exp, log, sin, pow, atan2, erf, ...) may differ from glibc's in the last
+ * place; only a device run shows by how much. */
 #include "tests/c/test.h"
 
 #include "aten/cuda/kernel_math.h"
+#include "aten/cuda/pointwise_math.h"
+#include "aten/cuda/reduce_math.h"
 
 /* --- offsets ---------------------------------------------------------------------- */
 
@@ -294,7 +302,7 @@ TEST_IMPL(cuda_kernel_casts)
 /* out = a op b by kernel_math.h, choosing the alpha form as the launcher
  * does (aten/cuda/binary.cu) */
 static void
-kernel_binary(ct_cuda_binary_op op, ct_dtype d, double falpha, int64_t ialpha,
+kernel_binary(ct_binary_op op, ct_dtype d, double falpha, int64_t ialpha,
               const char *pa, const char *pb, char *out)
 {
     bool alpha = falpha != 1.0 || ialpha != 1;
@@ -305,10 +313,10 @@ kernel_binary(ct_cuda_binary_op op, ct_dtype d, double falpha, int64_t ialpha,
     case E: {                                                                         \
         A a = ct_k_load_##S(pa), b = ct_k_load_##S(pb);                               \
         A al = ct_k_scalar_##S(falpha, ialpha);                                       \
-        ct_k_store_##S(out, op == CT_CUDA_ADD   ? ADD(S)                              \
-                            : op == CT_CUDA_SUB ? SUB(S)                              \
-                            : op == CT_CUDA_MUL ? ct_k_mul_##S(a, b)                  \
-                                                : ct_k_div_##S(a, b));                \
+        ct_k_store_##S(out, op == CT_BINARY_ADD   ? ADD(S)                            \
+                            : op == CT_BINARY_SUB ? SUB(S)                            \
+                            : op == CT_BINARY_MUL ? ct_k_mul_##S(a, b)                \
+                                                  : ct_k_div_##S(a, b));                \
         return;                                                                       \
     }
         CT_FORALL_FLOATING_DTYPES(X)
@@ -317,9 +325,9 @@ kernel_binary(ct_cuda_binary_op op, ct_dtype d, double falpha, int64_t ialpha,
     case E: {                                                                         \
         A a = ct_k_load_##S(pa), b = ct_k_load_##S(pb);                               \
         A al = ct_k_scalar_##S(falpha, ialpha);                                       \
-        ct_k_store_##S(out, op == CT_CUDA_ADD   ? ADD(S)                              \
-                            : op == CT_CUDA_SUB ? SUB(S)                              \
-                                                : ct_k_mul_##S(a, b));                \
+        ct_k_store_##S(out, op == CT_BINARY_ADD   ? ADD(S)                            \
+                            : op == CT_BINARY_SUB ? SUB(S)                            \
+                                                  : ct_k_mul_##S(a, b));                \
         return;                                                                       \
     }
         CT_FORALL_INTEGRAL_DTYPES(X)
@@ -327,7 +335,7 @@ kernel_binary(ct_cuda_binary_op op, ct_dtype d, double falpha, int64_t ialpha,
     case CT_DTYPE_BOOL: {
         bool a = ct_k_load_b8(pa), b = ct_k_load_b8(pb);
         bool al = ct_k_scalar_b8(falpha, ialpha);
-        ct_k_store_b8(out, op == CT_CUDA_ADD ? ADD(b8) : ct_k_mul_b8(a, b));
+        ct_k_store_b8(out, op == CT_BINARY_ADD ? ADD(b8) : ct_k_mul_b8(a, b));
         return;
     }
 #undef ADD
@@ -338,15 +346,15 @@ kernel_binary(ct_cuda_binary_op op, ct_dtype d, double falpha, int64_t ialpha,
 }
 
 static ct_tensor *
-cpu_binary(ct_cuda_binary_op op, const ct_tensor *a, const ct_tensor *b,
+cpu_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
            ct_scalar alpha)
 {
     switch (op) {
-    case CT_CUDA_ADD:
+    case CT_BINARY_ADD:
         return ct_add(a, b, alpha);
-    case CT_CUDA_SUB:
+    case CT_BINARY_SUB:
         return ct_sub(a, b, alpha);
-    case CT_CUDA_MUL:
+    case CT_BINARY_MUL:
         return ct_mul(a, b);
     default:
         return ct_div(a, b);
@@ -386,14 +394,14 @@ TEST_IMPL(cuda_kernel_binary)
         ct_tensor *b = ct_test_tensor(d, 2, sizes, vb);
         CT_ASSERT_OK(a);
         CT_ASSERT_OK(b);
-        for (int op = CT_CUDA_ADD; op <= CT_CUDA_DIV; op++) {
-            if ((op == CT_CUDA_SUB && is_bool) || (op == CT_CUDA_DIV && !floating)) {
+        for (int op = CT_BINARY_ADD; op <= CT_BINARY_DIV; op++) {
+            if ((op == CT_BINARY_SUB && is_bool) || (op == CT_BINARY_DIV && !floating)) {
                 continue;   /* the CPU refuses or promotes: no kernel */
             }
-            bool takes_alpha = op == CT_CUDA_ADD || op == CT_CUDA_SUB;
+            bool takes_alpha = op == CT_BINARY_ADD || op == CT_BINARY_SUB;
             for (int k = 0; k < (takes_alpha ? n_alphas : 1); k++) {
                 ct_scalar alpha = alphas[k];
-                ct_tensor *r = cpu_binary((ct_cuda_binary_op)op, a, b, alpha);
+                ct_tensor *r = cpu_binary((ct_binary_op)op, a, b, alpha);
                 if (r == NULL && k > 0) {
                     ct_error_clear();   /* alpha out of range for d (uint8's -3) */
                     continue;
@@ -404,7 +412,7 @@ TEST_IMPL(cuda_kernel_binary)
                 double falpha = takes_alpha ? ct_scalar_to_double(alpha) : 1.0;
                 int64_t ialpha = takes_alpha ? ct_scalar_to_int(alpha) : 1;
                 for (int64_t i = 0; i < N * N; i++) {
-                    kernel_binary((ct_cuda_binary_op)op, d, falpha, ialpha,
+                    kernel_binary((ct_binary_op)op, d, falpha, ialpha,
                                   ct_tensor_data(a) + i * w, ct_tensor_data(b) + i * w,
                                   got + i * w);
                 }
@@ -458,4 +466,424 @@ TEST_IMPL(cuda_kernel_fill_values)
         }
         ct_tensor_decref(t);
     }
+}
+
+/* --- the other binary ops ------------------------------------------------------- */
+
+/* out = a op b for dtype d as the kernels compute it (binary.cu) */
+static void
+kernel_other_binary(ct_binary_op op, ct_dtype d, bool to_bool, const char *pa,
+                    const char *pb, char *out)
+{
+    switch (ct_k_class_of(d)) {
+#define X(K, C)                                                                       \
+    case CT_K_CLASS_##K:                                                              \
+        if (to_bool) {                                                                \
+            ct_k_compare_elem_##C(d, op, out, pa, pb);                                \
+        }                                                                             \
+        else {                                                                        \
+            ct_k_binary_elem_##C(d, op, out, pa, pb);                                 \
+        }                                                                             \
+        return;
+        X(FLOAT, float) X(DOUBLE, double) X(I64, i64) X(B8, b8)
+#undef X
+    default:
+        return;
+    }
+}
+
+static const ct_result_kind binary_kinds[CT_BINARY_COUNT] = {
+#define X(E, N, K) [E] = K,
+    CT_FORALL_BINARY_OPS(X)
+#undef X
+};
+
+/* Every binary op on every numeric dtype: where ct_cuda_supports says a
+ * kernel exists the CPU must accept the op and agree bit for bit (any NaN
+ * matching any NaN) over every pair of awkward values; where the CPU
+ * raises, supports must say no. */
+TEST_IMPL(cuda_kernel_binary_ops)
+{
+    enum { N = N_AWKWARD };
+    static double va[N * N], vb[N * N];
+    static char got[N * N * 8];
+    for (int i = 0; i < N; i++) {
+        for (int j = 0; j < N; j++) {
+            va[i * N + j] = awkward[i];
+            vb[i * N + j] = awkward[j];
+        }
+    }
+    /* shift counts and small exponents too: every third row's second
+     * operand runs over -3..70 */
+    for (int i = 2; i < N; i += 3) {
+        for (int j = 0; j < N; j++) {
+            vb[i * N + j] = (i * N + j) % 74 - 3;
+        }
+    }
+    int64_t sizes[2] = {N, N};
+    int checked = 0;
+
+    for (int s = 0; s < N_NUMERIC; s++) {
+        ct_dtype d = numeric[s];
+        int64_t w = ct_k_itemsize(d);
+        ct_tensor *a = ct_test_tensor(d, 2, sizes, va);
+        ct_tensor *b = ct_test_tensor(d, 2, sizes, vb);
+        CT_ASSERT_OK(a);
+        CT_ASSERT_OK(b);
+        for (int op = 0; op < CT_BINARY_COUNT; op++) {
+            bool supported = ct_cuda_supports(CT_CUDA_BINARY, op, d);
+            ct_tensor *r = ct_binary((ct_binary_op)op, a, b, ct_scalar_int(1), NULL,
+                                     CT_OUT_NEW);
+            if (r == NULL) {
+                if (supported) {
+                    fprintf(stderr, "%s on %s: the CPU raises: %s\n", ct_binary_names[op],
+                            ct_dtype_table[d].name, ct_error_message());
+                }
+                ct_error_clear();
+                CT_ASSERT_TRUE(!supported);
+                continue;
+            }
+            bool to_bool = binary_kinds[op] == CT_RESULT_BOOL;
+            ct_dtype rdtype = to_bool ? CT_DTYPE_BOOL : d;
+            if (!supported || op <= CT_BINARY_DIV || r->dtype != rdtype) {
+                /* no kernel, one cuda_kernel_binary checks, or the CPU
+                 * promoted the inputs (atan2 of integers): the host converts */
+                CT_ASSERT_TRUE(!supported || op <= CT_BINARY_DIV);
+                ct_tensor_decref(r);
+                continue;
+            }
+            int64_t ow = to_bool ? 1 : w;
+            for (int64_t i = 0; i < N * N; i++) {
+                char *g = got + i * ow;
+                const char *want = ct_tensor_data(r) + i * ow;
+                kernel_other_binary((ct_binary_op)op, d, to_bool,
+                                    ct_tensor_data(a) + i * w, ct_tensor_data(b) + i * w,
+                                    g);
+                /* fmax / fmin of +0 and -0 may give either (C and IEEE leave
+                 * it open; the CPU's loops differ by dtype, as CUDA may) */
+                if ((op == CT_BINARY_FMAX || op == CT_BINARY_FMIN) &&
+                    ct_k_is_floating(d) && ct_k_read(d, g).f == 0 &&
+                    ct_k_read(d, want).f == 0) {
+                    memcpy(g, want, (size_t)ow);
+                }
+            }
+            int rc = same_bytes(r->dtype, got, ct_tensor_data(r), N * N, true,
+                                ct_binary_names[op]);
+            ct_tensor_decref(r);
+            CT_ASSERT_EQ_INT(rc, 0);
+            checked++;
+        }
+        ct_tensor_decref(b);
+        ct_tensor_decref(a);
+    }
+    /* 9 comparisons x 10 dtypes, 10 float ops x 4, 10 integer ops x 5, 7 bool ops */
+    CT_ASSERT_EQ_INT(checked, 90 + 40 + 50 + 7);
+    /* integer division-like ops stay on the host (ZeroDivisionError) */
+    const int int_div[] = {CT_BINARY_FLOOR_DIVIDE, CT_BINARY_DIV_TRUNC,
+                           CT_BINARY_REMAINDER, CT_BINARY_FMOD};
+    for (int k = 0; k < 4; k++) {
+        CT_ASSERT_TRUE(!ct_cuda_supports(CT_CUDA_BINARY, int_div[k], CT_DTYPE_INT32));
+        CT_ASSERT_TRUE(ct_cuda_supports(CT_CUDA_BINARY, int_div[k], CT_DTYPE_FLOAT32));
+    }
+}
+
+/* --- unary ops --------------------------------------------------------------------- */
+
+/* the awkward values and some for the functions' domains and rounding */
+static const double unary_vals[] = {
+    NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0, 65504, 65520, -65536, 1e-8, 6e-8,
+    255.7, 256, -1.5, -0.5, 0.5, 1, 127.5, -129, 1099511627777.0, 3e9, -3e9,
+    2147483648.0, 9.3e18, -9223372036854775808.0, 1e20, 1e300, 0.1, 1.0 / 3, 2049,
+    4097, -1, 2.5, 3.5, -2.5, 0.7, -0.7, 0.70001, 0.99, -0.999999, 1e-40, 5e-324,
+    88.8, -100, 710, 20, -20, 1e-3, 3.14159, 1.5707963267948966, 100.5, -7,
+};
+#define N_UNARY ((int64_t)(sizeof unary_vals / sizeof unary_vals[0]))
+
+/* out = op(a) for dtype d as the kernels compute it (unary.cu) */
+static void
+kernel_unary(ct_unary_op op, ct_dtype d, bool to_bool, const char *pa, char *out)
+{
+    switch (ct_k_class_of(d)) {
+#define X(K, C)                                                                       \
+    case CT_K_CLASS_##K:                                                              \
+        if (to_bool) {                                                                \
+            ct_k_unary_bool_elem_##C(d, op, out, pa);                                 \
+        }                                                                             \
+        else {                                                                        \
+            ct_k_unary_elem_##C(d, op, out, pa);                                      \
+        }                                                                             \
+        return;
+        X(FLOAT, float) X(DOUBLE, double) X(I64, i64) X(B8, b8)
+#undef X
+    default:
+        return;
+    }
+}
+
+static const ct_unary_kind unary_kinds[CT_UNARY_COUNT] = {
+#define X(E, N, K) [E] = K,
+    CT_FORALL_UNARY_OPS(X)
+#undef X
+};
+
+/* Every unary op on every numeric dtype, as cuda_kernel_binary_ops. */
+TEST_IMPL(cuda_kernel_unary_ops)
+{
+    static char got[N_UNARY * 8];
+    int checked = 0;
+    for (int s = 0; s < N_NUMERIC; s++) {
+        ct_dtype d = numeric[s];
+        int64_t w = ct_k_itemsize(d);
+        ct_tensor *t = ct_test_vec(d, N_UNARY, unary_vals);
+        CT_ASSERT_OK(t);
+        for (int op = 0; op < CT_UNARY_COUNT; op++) {
+            bool supported = ct_cuda_supports(CT_CUDA_UNARY, op, d);
+            ct_tensor *r = ct_unary((ct_unary_op)op, t, NULL, CT_OUT_NEW);
+            if (r == NULL) {
+                if (supported) {
+                    fprintf(stderr, "%s on %s: the CPU raises: %s\n", ct_unary_names[op],
+                            ct_dtype_table[d].name, ct_error_message());
+                }
+                ct_error_clear();
+                CT_ASSERT_TRUE(!supported);
+                continue;
+            }
+            bool to_bool = unary_kinds[op] == CT_UNARY_BOOL;
+            if (!supported) {
+                ct_tensor_decref(r);   /* the host converts first (sqrt of int) */
+                continue;
+            }
+            CT_ASSERT_EQ_INT(r->dtype, to_bool ? CT_DTYPE_BOOL : d);
+            int64_t ow = to_bool ? 1 : w;
+            for (int64_t i = 0; i < N_UNARY; i++) {
+                kernel_unary((ct_unary_op)op, d, to_bool, ct_tensor_data(t) + i * w,
+                             got + i * ow);
+            }
+            int rc = same_bytes(r->dtype, got, ct_tensor_data(r), N_UNARY, true,
+                                ct_unary_names[op]);
+            ct_tensor_decref(r);
+            CT_ASSERT_EQ_INT(rc, 0);
+            checked++;
+        }
+        ct_tensor_decref(t);
+    }
+    /* 40 x 4 floating (35 + 5 to-bool), 15 x 5 integer, 7 bool */
+    CT_ASSERT_EQ_INT(checked, 160 + 75 + 7);
+}
+
+/* --- reductions ------------------------------------------------------------------- */
+
+/* op over the r elements at in (dtype in_d, contiguous) into out (dtype
+ * out_d) in reduce.cu's order: lanes fold strided positions, then merge
+ * pairwise */
+static void
+emulate_reduce(ct_cuda_reduce_op op, ct_dtype in_d, const char *in, int64_t r,
+               ct_dtype out_d, char *out)
+{
+    ct_k_acc_kind kind = ct_k_reduce_kind(op, in_d, out_d);
+    int lanes = ct_k_reduce_lanes(r);
+    int64_t w = ct_k_itemsize(in_d);
+    ct_k_rstate st[256];
+    for (int l = 0; l < lanes; l++) {
+        st[l] = ct_k_reduce_init(op);
+        for (int64_t j = l; j < r; j += lanes) {
+            st[l] = ct_k_reduce_step(op, kind, st[l], ct_k_read(in_d, in + j * w), j);
+        }
+    }
+    for (int h = lanes / 2; h > 0; h /= 2) {
+        for (int l = 0; l < h; l++) {
+            st[l] = ct_k_reduce_merge(op, kind, st[l], st[l + h]);
+        }
+    }
+    ct_k_reduce_write(op, kind, out_d, out, st[0]);
+}
+
+/* The CPU's reduction of t's last dim (t is [m, r]), or NULL with its error. */
+static ct_tensor *
+cpu_reduce(ct_cuda_reduce_op op, const ct_tensor *t)
+{
+    const int64_t dim[1] = {1};
+    switch (op) {
+    case CT_CUDA_REDUCE_SUM:
+        return ct_sum(t, 1, dim, false, CT_DTYPE_COUNT);
+    case CT_CUDA_REDUCE_PROD:
+        return ct_prod(t, dim, false, CT_DTYPE_COUNT);
+    case CT_CUDA_REDUCE_AMAX:
+        return ct_amax(t, 1, dim, false);
+    case CT_CUDA_REDUCE_AMIN:
+        return ct_amin(t, 1, dim, false);
+    case CT_CUDA_REDUCE_ARGMAX:
+        return ct_argmax(t, dim, false);
+    case CT_CUDA_REDUCE_ARGMIN:
+        return ct_argmin(t, dim, false);
+    case CT_CUDA_REDUCE_ANY:
+        return ct_any(t, 1, dim, false);
+    default:
+        return ct_all(t, 1, dim, false);
+    }
+}
+
+/* pseudo-random values of row k: awkward ones, ties, NaNs in some rows */
+static double
+reduce_val(uint64_t *seed, int row, bool small)
+{
+    *seed = *seed * 6364136223846793005u + 1442695040888963407u;
+    uint32_t x = (uint32_t)(*seed >> 33);
+    if (small) {
+        return (double)((int)(x % 7) - 3);   /* sums and products stay exact */
+    }
+    if (row % 4 == 1 && x % 97 == 0) {
+        return NAN;
+    }
+    if (row % 4 == 2) {
+        return (x % 3 == 0) ? -0.0 : (x % 3 == 1) ? 0.0 : 5.0;   /* ties, signed zeros */
+    }
+    if (x % 5 == 0) {
+        return awkward[x % N_AWKWARD];
+    }
+    return ((double)x / 4294967296.0 - 0.5) * 200.0;
+}
+
+/* Every reduction of every numeric dtype over rows of 0, 1, 7, 33, 100 and
+ * 3000 elements (every lane count): max / min / arg / any / all and
+ * integer sums and products bit for bit against the CPU; floating sums and
+ * products exactly where every partial result is exact, else within a
+ * bound of float or double rounding over the row. */
+TEST_IMPL(cuda_kernel_reduce)
+{
+    const int64_t lens[] = {0, 1, 7, 33, 100, 3000};
+    enum { M = 8 };
+    static double vals[M * 3000];
+    static char got[M * 8];
+    uint64_t seed = 12345;
+
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        int64_t r = lens[li], sizes[2] = {M, r};
+        for (int pass = 0; pass < 2; pass++) {
+            bool small = pass == 0;
+            for (int i = 0; i < M; i++) {
+                for (int64_t j = 0; j < r; j++) {
+                    vals[i * r + j] = reduce_val(&seed, i, small);
+                }
+            }
+            for (int s = 0; s < N_NUMERIC; s++) {
+                ct_dtype d = numeric[s];
+                ct_tensor *t = ct_test_tensor(d, 2, sizes, vals);
+                CT_ASSERT_OK(t);
+                for (int op = 0; op < CT_CUDA_REDUCE_COUNT; op++) {
+                    bool supported = ct_cuda_supports(CT_CUDA_REDUCE, op, d);
+                    ct_tensor *c = cpu_reduce((ct_cuda_reduce_op)op, t);
+                    if (c == NULL) {
+                        ct_error_clear();
+                        /* empty max / min: the host refuses, not a dtype matter */
+                        CT_ASSERT_TRUE(!supported || r == 0);
+                        continue;
+                    }
+                    if (!supported) {
+                        ct_tensor_decref(c);
+                        continue;
+                    }
+                    int64_t ow = ct_k_itemsize(c->dtype);
+                    for (int i = 0; i < M; i++) {
+                        emulate_reduce((ct_cuda_reduce_op)op, d,
+                                       ct_tensor_data(t) + i * r * ct_k_itemsize(d), r,
+                                       c->dtype, got + i * ow);
+                    }
+                    bool fl_acc = ct_dtype_is_floating(c->dtype) &&
+                                  (op == CT_CUDA_REDUCE_SUM || op == CT_CUDA_REDUCE_PROD);
+                    char what[64];
+                    snprintf(what, sizeof what, "reduce op %d over %lld", op,
+                             (long long)r);
+                    if (!fl_acc || small) {
+                        /* small: integers of at most 3000 * 3 or 3^k, exact
+                         * in float until a product overflows bf16 / half
+                         * ranges, which both sides then round the same way */
+                        int rc = same_bytes(c->dtype, got, ct_tensor_data(c), M,
+                                            true, what);
+                        if (rc != 0 && fl_acc && op == CT_CUDA_REDUCE_PROD) {
+                            rc = 0;   /* products of many: not exact, checked below */
+                        }
+                        else if (rc != 0) {
+                            ct_tensor_decref(c);
+                            ct_tensor_decref(t);
+                            CT_ASSERT_EQ_INT(rc, 0);
+                        }
+                    }
+                    if (fl_acc) {
+                        /* against a double reference, within r roundings */
+                        double eps = c->dtype == CT_DTYPE_FLOAT64 ? 0x1p-52
+                                     : c->dtype == CT_DTYPE_FLOAT32 ? 0x1p-23
+                                     : c->dtype == CT_DTYPE_FLOAT16 ? 0x1p-10 : 0x1p-7;
+                        for (int i = 0; i < M; i++) {
+                            ct_k_value gv = ct_k_read(c->dtype, got + i * ow);
+                            const char *want = ct_tensor_data(c) + i * ow;
+                            ct_k_value cv = ct_k_read(c->dtype, want);
+                            double ref = op == CT_CUDA_REDUCE_SUM ? 0 : 1, mag = 0;
+                            /* bounds of any partial product, in any order */
+                            double big = 1, tiny = 1;
+                            for (int64_t j = 0; j < r; j++) {
+                                int64_t at = (i * r + j) * ct_k_itemsize(d);
+                                ct_k_value v = ct_k_read(d, ct_tensor_data(t) + at);
+                                double x = v.from_float ? v.f : (double)v.i;
+                                ref = op == CT_CUDA_REDUCE_SUM ? ref + x : ref * x;
+                                mag += fabs(x);
+                                big *= fabs(x) > 1 ? fabs(x) : 1;
+                                tiny *= fabs(x) < 1 && x != 0 ? fabs(x) : 1;
+                            }
+                            double tol = op == CT_CUDA_REDUCE_SUM
+                                             ? (double)(r + 1) * eps * mag
+                                             : (double)(r + 1) * eps * fabs(ref);
+                            /* a float-accumulated product may overflow or
+                             * underflow where the CPU's double one does not
+                             * (PyTorch's CUDA prod accumulates so too) */
+                            bool in_range = op == CT_CUDA_REDUCE_SUM ||
+                                            (c->dtype == CT_DTYPE_FLOAT64
+                                                 ? big < 1e300 && tiny > 1e-300
+                                                 : big < 1e38 && tiny > 1e-37);
+                            if (isfinite(ref) && fabs(ref) < 1e30 && isfinite(cv.f) &&
+                                in_range) {
+                                CT_ASSERT_NEAR(gv.f, ref, tol);
+                                CT_ASSERT_NEAR(cv.f, ref, tol);
+                            }
+                            else if (isnan(ref)) {
+                                CT_ASSERT_TRUE(isnan(gv.f));
+                            }
+                        }
+                    }
+                    ct_tensor_decref(c);
+                }
+                ct_tensor_decref(t);
+            }
+        }
+    }
+}
+
+/* supports for the reductions and GEMM against the CPU's refusals */
+TEST_IMPL(cuda_kernel_supports)
+{
+    int64_t sizes[2] = {2, 3};
+    const double v[6] = {1, 2, 3, 4, 5, 6};
+    for (int s = 0; s < N_NUMERIC; s++) {
+        ct_dtype d = numeric[s];
+        ct_tensor *t = ct_test_tensor(d, 2, sizes, v);
+        CT_ASSERT_OK(t);
+        for (int op = 0; op < CT_CUDA_REDUCE_COUNT; op++) {
+            ct_tensor *c = cpu_reduce((ct_cuda_reduce_op)op, t);
+            if (c == NULL) {
+                ct_error_clear();
+            }
+            CT_ASSERT_EQ_INT(ct_cuda_supports(CT_CUDA_REDUCE, op, d), c != NULL);
+            ct_tensor_decref(c);
+        }
+        CT_ASSERT_EQ_INT(ct_cuda_supports(CT_CUDA_GEMM, 0, d), ct_dtype_is_floating(d));
+        ct_tensor_decref(t);
+    }
+    /* no kernel for quantized dtypes or ops past the lists */
+    const ct_cuda_family fams[3] = {CT_CUDA_UNARY, CT_CUDA_BINARY, CT_CUDA_REDUCE};
+    for (int f = 0; f < 3; f++) {
+        CT_ASSERT_TRUE(!ct_cuda_supports(fams[f], 0, CT_DTYPE_QINT8));
+        CT_ASSERT_TRUE(!ct_cuda_supports(fams[f], -1, CT_DTYPE_FLOAT32));
+        CT_ASSERT_TRUE(!ct_cuda_supports(fams[f], 1000, CT_DTYPE_FLOAT32));
+    }
+    CT_ASSERT_TRUE(!ct_cuda_supports(CT_CUDA_GEMM, 0, CT_DTYPE_QUINT8));
 }

@@ -82,6 +82,10 @@
     TEST_ENTRY(cuda_kernel_casts)                                             \
     TEST_ENTRY(cuda_kernel_binary)                                            \
     TEST_ENTRY(cuda_kernel_fill_values)                                       \
+    TEST_ENTRY(cuda_kernel_binary_ops)                                        \
+    TEST_ENTRY(cuda_kernel_unary_ops)                                         \
+    TEST_ENTRY(cuda_kernel_reduce)                                            \
+    TEST_ENTRY(cuda_kernel_supports)                                          \
     /* test_linalg.c */                                                       \
     TEST_ENTRY(linalg_mm)                                                     \
     TEST_ENTRY(linalg_matmul_ranks)                                           \

@@ -43,7 +43,10 @@ static size_t capacity;
 static atomic_size_t used[MAX_DEVICES];
 static ct_device_cache *cache;
 static _Thread_local int current;
-static atomic_long kernels[3];              /* copy, fill, binary */
+enum { K_COPY, K_FILL, K_BINARY, K_UNARY, K_REDUCE, K_GEMM, K_COUNT };
+static const char *const kernel_names[K_COUNT] = {"copy", "fill", "binary", "unary",
+                                                  "reduce", "gemm"};
+static atomic_long kernels[K_COUNT];
 
 static double
 now_ms(void)
@@ -428,7 +431,7 @@ static int
 kernel_copy(int device, void *stream, const ct_cuda_view *dst, const ct_cuda_view *src)
 {
     (void)stream;
-    atomic_fetch_add(&kernels[0], 1);
+    atomic_fetch_add(&kernels[K_COPY], 1);
     ct_tensor *d = check_device(device) < 0 ? NULL : host_tensor(dst);
     ct_tensor *s = d != NULL ? host_tensor(src) : NULL;
     int rc = -1;
@@ -446,7 +449,7 @@ static int
 kernel_fill(int device, void *stream, const ct_cuda_view *dst, double fval, int64_t ival)
 {
     (void)stream;
-    atomic_fetch_add(&kernels[1], 1);
+    atomic_fetch_add(&kernels[K_FILL], 1);
     ct_tensor *d = check_device(device) < 0 ? NULL : host_tensor(dst);
     ct_scalar v = ct_dtype_is_floating(dst->dtype) ? ct_scalar_float(fval)
                   : dst->dtype == CT_DTYPE_BOOL    ? ct_scalar_bool(ival != 0)
@@ -462,24 +465,21 @@ kernel_fill(int device, void *stream, const ct_cuda_view *dst, double fval, int6
 }
 
 static int
-kernel_binary(int device, void *stream, ct_cuda_binary_op op, const ct_cuda_view *out,
+kernel_binary(int device, void *stream, ct_binary_op op, const ct_cuda_view *out,
               const ct_cuda_view *a, const ct_cuda_view *b, double falpha, int64_t ialpha)
 {
-    static const ct_binary_op ops[] = {
-        [CT_CUDA_ADD] = CT_BINARY_ADD, [CT_CUDA_SUB] = CT_BINARY_SUB,
-        [CT_CUDA_MUL] = CT_BINARY_MUL, [CT_CUDA_DIV] = CT_BINARY_DIV};
     (void)stream;
-    atomic_fetch_add(&kernels[2], 1);
+    atomic_fetch_add(&kernels[K_BINARY], 1);
     int rc = -1;
     ct_tensor *o = check_device(device) < 0 ? NULL : host_tensor(out);
     ct_tensor *x = o != NULL ? host_tensor(a) : NULL;
     ct_tensor *y = x != NULL ? host_tensor(b) : NULL;
     if (y != NULL) {
-        ct_scalar alpha = ct_dtype_is_floating(out->dtype) ? ct_scalar_float(falpha)
-                          : out->dtype == CT_DTYPE_BOOL    ? ct_scalar_bool(ialpha != 0)
-                                                           : ct_scalar_int(ialpha);
+        ct_scalar alpha = ct_dtype_is_floating(a->dtype) ? ct_scalar_float(falpha)
+                          : a->dtype == CT_DTYPE_BOOL    ? ct_scalar_bool(ialpha != 0)
+                                                         : ct_scalar_int(ialpha);
         device_open();
-        ct_tensor *r = ct_binary(ops[op], x, y, alpha, o, CT_OUT_GIVEN);
+        ct_tensor *r = ct_binary(op, x, y, alpha, o, CT_OUT_GIVEN);
         device_close();
         rc = r != NULL ? 0 : -1;
         ct_tensor_decref(r);
@@ -490,13 +490,157 @@ kernel_binary(int device, void *stream, ct_cuda_binary_op op, const ct_cuda_view
     return rc;
 }
 
+static int
+kernel_unary(int device, void *stream, ct_unary_op op, const ct_cuda_view *out,
+             const ct_cuda_view *in)
+{
+    (void)stream;
+    atomic_fetch_add(&kernels[K_UNARY], 1);
+    int rc = -1;
+    ct_tensor *o = check_device(device) < 0 ? NULL : host_tensor(out);
+    ct_tensor *x = o != NULL ? host_tensor(in) : NULL;
+    if (x != NULL) {
+        device_open();
+        ct_tensor *r = ct_unary(op, x, o, CT_OUT_GIVEN);
+        device_close();
+        rc = r != NULL ? 0 : -1;
+        ct_tensor_decref(r);
+    }
+    ct_tensor_decref(x);
+    ct_tensor_decref(o);
+    return rc;
+}
+
+/* in's trailing dims (after out's) reduced with the CPU's ops */
+static ct_tensor *
+host_reduce(ct_cuda_reduce_op op, const ct_tensor *x, int nred, const int64_t *dims,
+            ct_dtype odt)
+{
+    if (op == CT_CUDA_REDUCE_SUM) {
+        return ct_sum(x, nred, dims, false, odt);
+    }
+    if (op == CT_CUDA_REDUCE_AMAX || op == CT_CUDA_REDUCE_AMIN) {
+        return (op == CT_CUDA_REDUCE_AMAX ? ct_amax : ct_amin)(x, nred, dims, false);
+    }
+    if (op == CT_CUDA_REDUCE_ANY || op == CT_CUDA_REDUCE_ALL) {
+        return (op == CT_CUDA_REDUCE_ANY ? ct_any : ct_all)(x, nred, dims, false);
+    }
+    /* the others over the trailing dims flattened into one */
+    int64_t shape[CT_MAX_DIMS];
+    int keep = x->ndim - nred;
+    memcpy(shape, x->sizes, sizeof(int64_t) * (size_t)keep);
+    shape[keep] = 1;
+    for (int k = keep; k < x->ndim; k++) {
+        shape[keep] *= x->sizes[k];
+    }
+    ct_tensor *flat = ct_reshape(x, keep + 1, shape), *r = NULL;
+    int64_t d = keep;
+    if (flat != NULL) {
+        r = op == CT_CUDA_REDUCE_PROD     ? ct_prod(flat, &d, false, odt)
+            : op == CT_CUDA_REDUCE_ARGMAX ? ct_argmax(flat, &d, false)
+                                          : ct_argmin(flat, &d, false);
+    }
+    ct_tensor_decref(flat);
+    return r;
+}
+
+static int
+kernel_reduce(int device, void *stream, ct_cuda_reduce_op op, const ct_cuda_view *out,
+              const ct_cuda_view *in)
+{
+    (void)stream;
+    atomic_fetch_add(&kernels[K_REDUCE], 1);
+    int rc = -1;
+    ct_tensor *o = check_device(device) < 0 ? NULL : host_tensor(out);
+    ct_tensor *x = o != NULL ? host_tensor(in) : NULL;
+    if (x != NULL) {
+        int64_t dims[CT_MAX_DIMS];
+        int nred = in->ndim - out->ndim;
+        for (int k = 0; k < nred; k++) {
+            dims[k] = out->ndim + k;
+        }
+        device_open();
+        ct_tensor *r = host_reduce(op, x, nred, dims, out->dtype);
+        rc = r != NULL ? ct_copy_(o, r) : -1;
+        device_close();
+        ct_tensor_decref(r);
+    }
+    ct_tensor_decref(x);
+    ct_tensor_decref(o);
+    return rc;
+}
+
+/* one column-major matrix of a batch as a row-major CPU tensor (its
+ * transpose), rows x cols in column-major terms */
+static ct_tensor *
+col_major(const void *p, ct_dtype dtype, int64_t rows, int64_t cols, int64_t ld)
+{
+    ct_cuda_view v = {(char *)p, dtype, 2, {rows, cols}, {1, ld}};
+    return host_tensor(&v);
+}
+
+static int
+kernel_gemm(int device, void *stream, ct_dtype dtype, bool trans_a, bool trans_b, int64_t m,
+            int64_t n, int64_t k, double alpha, const void *a, int64_t lda, int64_t stride_a,
+            const void *b, int64_t ldb, int64_t stride_b, double beta, void *c, int64_t ldc,
+            int64_t stride_c, int64_t batch)
+{
+    (void)stream;
+    atomic_fetch_add(&kernels[K_GEMM], 1);
+    if (check_device(device) < 0) {
+        return -1;
+    }
+    size_t item = ct_dtype_itemsize(dtype);
+    int rc = 0;
+    for (int64_t i = 0; i < batch && rc == 0 && m > 0 && n > 0; i++) {
+        ct_tensor *A = col_major((const char *)a + i * stride_a * (int64_t)item, dtype,
+                                 trans_a ? k : m, trans_a ? m : k, lda);
+        ct_tensor *B = col_major((const char *)b + i * stride_b * (int64_t)item, dtype,
+                                 trans_b ? n : k, trans_b ? k : n, ldb);
+        ct_tensor *C = col_major((char *)c + i * stride_c * (int64_t)item, dtype, m, n, ldc);
+        ct_tensor *At = A && trans_a ? ct_transpose(A, 0, 1) : NULL;
+        ct_tensor *Bt = B && trans_b ? ct_transpose(B, 0, 1) : NULL;
+        device_open();
+        ct_tensor *P = C != NULL ? ct_mm(At ? At : A, Bt ? Bt : B, NULL) : NULL;
+        ct_tensor *R = NULL;
+        ct_tensor *al = ct_scalar_tensor(ct_scalar_float(alpha));
+        ct_tensor *be = ct_scalar_tensor(ct_scalar_float(beta));
+        ct_tensor *ap = P && al ? ct_mul(P, al) : NULL;
+        if (ap != NULL && beta != 0) {
+            ct_tensor *bc = be ? ct_mul(C, be) : NULL;
+            R = bc != NULL ? ct_add(bc, ap, ct_scalar_int(1)) : NULL;
+            ct_tensor_decref(bc);
+        }
+        else if (ap != NULL) {
+            ct_tensor_incref(R = ap);
+        }
+        ct_tensor_decref(ap);
+        ct_tensor_decref(al);
+        ct_tensor_decref(be);
+        rc = R != NULL ? ct_copy_(C, R) : -1;
+        device_close();
+        ct_tensor_decref(R);
+        ct_tensor_decref(P);
+        ct_tensor_decref(At);
+        ct_tensor_decref(Bt);
+        ct_tensor_decref(A);
+        ct_tensor_decref(B);
+        ct_tensor_decref(C);
+    }
+    return rc;
+}
+
 /* For tests (through ctypes): how many times a kernel ran. */
 long fake_cuda_kernel_count(const char *name);
 long
 fake_cuda_kernel_count(const char *name)
 {
-    int i = strcmp(name, "copy") == 0 ? 0 : strcmp(name, "fill") == 0 ? 1 : 2;
-    return atomic_load(&kernels[i]);
+    for (int i = 0; i < K_COUNT; i++) {
+        if (strcmp(name, kernel_names[i]) == 0) {
+            return atomic_load(&kernels[i]);
+        }
+    }
+    return -1;
 }
 
 static const ct_cuda_backend backend = {
@@ -525,9 +669,13 @@ static const ct_cuda_backend backend = {
     .event_synchronize = event_synchronize,
     .event_query = event_query,
     .event_elapsed_ms = event_elapsed_ms,
+    .supports = ct_cuda_supports,
     .copy = kernel_copy,
     .fill = kernel_fill,
     .binary = kernel_binary,
+    .unary = kernel_unary,
+    .reduce = kernel_reduce,
+    .gemm = kernel_gemm,
 };
 
 const ct_cuda_backend *

@@ -246,8 +246,8 @@ def case_errors():
     raises(RuntimeError, lambda: torch.ones(1).cuda("cpu"), "Invalid device, must be cuda device")
     raises(NotImplementedError, lambda: torch.randn(2, device="cuda"))
     raises(NotImplementedError, lambda: torch.rand_like(y))
-    raises(NotImplementedError, lambda: y.exp())
-    raises(NotImplementedError, lambda: torch.floor_divide(y, y))
+    raises(NotImplementedError, lambda: y.cumsum(0))
+    raises(NotImplementedError, lambda: torch.floor_divide(y.long(), y.long()))
 
 
 def case_no_host_access():
@@ -352,6 +352,162 @@ def case_current_stream_reaches_the_kernels():
     with torch.cuda.stream(s):
         c = torch.empty(100, device="cuda")    # s again: a's block back
         assert c.data_ptr() == ptr
+
+
+# --- kernels beyond copy/fill/add: unary, binary, reductions, matmul --------
+
+def close(dev_t, cpu_t, tol=0):
+    assert dev_t.device.type == "cuda", dev_t.device
+    h = dev_t.cpu()
+    assert h.dtype == cpu_t.dtype and h.shape == cpu_t.shape, (h, cpu_t)
+    if tol == 0:
+        assert repr(h.tolist()) == repr(cpu_t.tolist()), (h, cpu_t)
+    else:
+        assert torch.allclose(h, cpu_t, rtol=tol, atol=tol, equal_nan=True), (h, cpu_t)
+
+
+def case_unary_ops():
+    x = torch.tensor([[-2.5, -1.0, -0.0, 0.0], [0.5, 1.0, 3.75, float("nan")]])
+    i = torch.tensor([[-3, -1, 0, 2], [5, 7, -8, 1]])
+    for name in ("abs", "neg", "sign", "sqrt", "exp", "log", "sin", "cos", "tanh",
+                 "sigmoid", "floor", "ceil", "round", "trunc", "frac", "reciprocal",
+                 "relu", "square", "isnan", "isinf", "isfinite", "logical_not", "signbit"):
+        before = kernels("unary")
+        close(getattr(x.cuda(), name)(), getattr(x, name)())
+        assert kernels("unary") == before + 1, name
+    for name in ("abs", "neg", "sign", "square", "bitwise_not", "relu"):
+        close(getattr(i.cuda(), name)(), getattr(i, name)())
+    close(i.cuda().sqrt(), i.sqrt())                   # integers computed in float
+    close(torch.relu(x.t().cuda()), torch.relu(x.t()))
+    y = torch.empty(2, 4, dtype=torch.float64, device="cuda")
+    torch.exp(x.cuda(), out=y)
+    close(y, x.exp().double())
+
+
+def case_binary_family():
+    a = torch.tensor([[1.5, -2.0, 3.0], [0.0, float("nan"), -7.25]])
+    b = torch.tensor([2.0, -4.0, 0.5])
+    for op in (torch.eq, torch.ne, torch.lt, torch.le, torch.gt, torch.ge, torch.maximum,
+               torch.minimum, torch.atan2, torch.pow, torch.fmod, torch.remainder,
+               torch.floor_divide, torch.logical_and, torch.logical_or):
+        close(op(a.cuda(), b.cuda()), op(a, b))
+    m = torch.tensor([[6, -7, 9], [1, 0, 12]])
+    n = torch.tensor([4, 3, -2])
+    for op in (torch.bitwise_and, torch.bitwise_or, torch.bitwise_xor, torch.eq,
+               torch.maximum, torch.bitwise_left_shift):
+        close(op(m.cuda(), n.cuda()), op(m, n))
+    close(a.cuda() > 1, a > 1)
+    close(a.cuda() ** 2, a ** 2)
+    # integer division on the device: refused, not a wrong answer
+    raises(NotImplementedError, lambda: m.cuda() // n.cuda())
+
+
+def case_reductions():
+    x = torch.tensor([[[1.5, -2.0, 3.0, 0.25], [4.0, 5.5, -6.0, 1.0], [0.0, 2.0, 2.0, -1.0]],
+                      [[7.0, 8.0, -9.5, 3.0], [1.0, 1.0, 1.0, 1.0], [-3.0, 0.5, 6.0, 2.0]]])
+    y = x.cuda()
+    close(y.sum(), x.sum())
+    close(y.sum(1), x.sum(1))
+    close(y.sum((0, 2), keepdim=True), x.sum((0, 2), keepdim=True))
+    close(y.mean(-1), x.mean(-1), 1e-6)
+    close(y.mean(), x.mean(), 1e-6)
+    close(y.amax(1), x.amax(1))
+    close(y.amin((0, 1)), x.amin((0, 1)))
+    close(y.max(), x.max())
+    vals, idx = y.max(2)
+    close(vals, x.max(2).values)
+    close(idx, x.max(2).indices)
+    vals, idx = y.min(0, keepdim=True)
+    close(vals, x.min(0, keepdim=True).values)
+    close(idx, x.min(0, keepdim=True).indices)
+    close(y.argmax(), x.argmax())
+    close(y.argmin(1), x.argmin(1))
+    close(y.permute(2, 0, 1).sum(0), x.permute(2, 0, 1).sum(0))
+    close((y > 0).all(2), (x > 0).all(2))
+    close((y > 0).any(), (x > 0).any())
+    i = torch.arange(12).reshape(3, 4)
+    close(i.cuda().sum(0), i.sum(0))
+    close(i.cuda().prod(1), i.prod(1))
+    close(torch.zeros(0, 3, device="cuda").sum(0), torch.zeros(3))
+    raises(NotImplementedError, lambda: y.std())
+
+
+def case_matmul_family():
+    torch.manual_seed(1)
+    a = torch.randn(4, 3)
+    b = torch.randn(3, 5)
+    before = kernels("gemm")
+    close(a.cuda() @ b.cuda(), a @ b, 1e-6)
+    assert kernels("gemm") == before + 1
+    close(torch.mm(a.cuda(), b.t().contiguous().t().cuda()), a @ b, 1e-6)
+    close(torch.mm(b.t().cuda(), a.t().cuda()), b.t() @ a.t(), 1e-6)   # transposed views
+    c = torch.randn(4, 5)
+    close(torch.addmm(c.cuda(), a.cuda(), b.cuda(), beta=0.5, alpha=2),
+          torch.addmm(c, a, b, beta=0.5, alpha=2), 1e-6)
+    bias = torch.randn(5)
+    close(torch.addmm(bias.cuda(), a.cuda(), b.cuda()), torch.addmm(bias, a, b), 1e-6)
+    p = torch.randn(2, 4, 3)
+    q = torch.randn(2, 3, 6)
+    close(torch.bmm(p.cuda(), q.cuda()), torch.bmm(p, q), 1e-6)
+    close(torch.matmul(p.cuda(), b.cuda()), torch.matmul(p, b), 1e-6)
+    close(torch.matmul(a.cuda(), b[:, 0].cuda()), torch.matmul(a, b[:, 0]), 1e-6)
+    close(p.cuda()[:, ::2] @ q.cuda(), p[:, ::2] @ q, 1e-6)            # strided rows
+    w = torch.randn(6, 3)
+    close(F.linear(a.cuda(), w.cuda(), bias[:1].expand(6).contiguous().cuda()),
+          F.linear(a, w, bias[:1].expand(6).contiguous()), 1e-6)
+    close(torch.mm(torch.zeros(2, 0).cuda(), torch.zeros(0, 3).cuda()), torch.zeros(2, 3))
+    close(torch.mm(a.double().cuda(), b.double().cuda()), a.double() @ b.double(), 1e-12)
+    raises(NotImplementedError, lambda: torch.mm(torch.ones(2, 2, dtype=torch.int64).cuda(),
+                                                 torch.ones(2, 2, dtype=torch.int64).cuda()))
+    raises(RuntimeError, lambda: a.cuda() @ b,
+           "Expected all tensors to be on the same device, but found at least two "
+           "devices, cuda:0 and cpu!")
+
+
+def case_mlp_training_step_matches_cpu():
+    """Linear-ReLU-Linear, MSE loss, SGD: the step on the device gives the
+    CPU's parameters."""
+    def step(device):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(10, 10), torch.nn.ReLU(),
+                                    torch.nn.Linear(10, 5)).to(device)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        x = torch.randn(20, 10).to(device)
+        y = torch.randn(20, 5).to(device)
+        for _ in range(3):
+            opt.zero_grad()
+            loss = torch.nn.MSELoss()(model(x), y)
+            loss.backward()
+            opt.step()
+        return loss.item(), [p.detach().cpu() for p in model.parameters()]
+
+    loss_c, params_c = step("cpu")
+    loss_d, params_d = step("cuda")
+    assert abs(loss_c - loss_d) < 1e-6, (loss_c, loss_d)
+    for pc, pd in zip(params_c, params_d):
+        assert torch.allclose(pc, pd, atol=1e-6), (pc, pd)
+
+
+def case_gloo_on_device_tensors():
+    """A group of one over gloo takes device tensors through host copies."""
+    import tempfile
+    import ctorch.distributed as dist
+    with tempfile.TemporaryDirectory() as d:
+        dist.init_process_group("gloo", init_method="file://" + os.path.join(d, "store"),
+                                rank=0, world_size=1)
+        try:
+            t = torch.arange(6.).reshape(2, 3).cuda()
+            dist.all_reduce(t)
+            same(t, torch.arange(6.).reshape(2, 3))
+            w = dist.all_reduce(t.t(), op=dist.ReduceOp.MAX, async_op=True)
+            w.wait()
+            assert w.result()[0].is_cuda
+            dist.broadcast(t, 0)
+            out = [torch.zeros(2, 3, device="cuda")]
+            dist.all_gather(out, t)
+            same(out[0], torch.arange(6.).reshape(2, 3))
+        finally:
+            dist.destroy_process_group()
 
 
 def main():

@@ -24,6 +24,8 @@ import tempfile
 
 import pytest
 
+import test_cuda_fake
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUN = os.path.join(ROOT, "bin", "ctorchrun")
 SHARED = os.path.join(ROOT, "..", "shared", "tutorials")
@@ -532,10 +534,10 @@ def _env(impl):
     return env
 
 
-def run_script(name, source, impl, extra_files=()):
+def run_script(name, source, impl, extra_files=(), env=None):
     """Run `source` as the file `name` (ctorch: under bin/ctorchrun; torch:
-    real PyTorch) in a fresh directory; returns (returncode, stdout,
-    stderr)."""
+    real PyTorch) in a fresh directory, `env` added to the environment;
+    returns (returncode, stdout, stderr)."""
     tmp = tempfile.mkdtemp(prefix="ctorch_tutorial_")
     for fname, text in ((name, source),) + tuple(extra_files):
         with open(os.path.join(tmp, fname), "w", encoding="utf-8") as fh:
@@ -543,14 +545,14 @@ def run_script(name, source, impl, extra_files=()):
     cmd = [RUN if impl == "ctorch" else sys.executable, name]
     if NETNS:
         cmd = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"'] + cmd
-        proc = subprocess.run(cmd, cwd=tmp, env=_env(impl), capture_output=True,
-                              text=True, timeout=300)
+        proc = subprocess.run(cmd, cwd=tmp, env=dict(_env(impl), **(env or {})),
+                              capture_output=True, text=True, timeout=300)
     else:
         with open(os.path.join(tempfile.gettempdir(), "ctorch_tutorials_29500.lock"),
                   "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            proc = subprocess.run(cmd, cwd=tmp, env=_env(impl), capture_output=True,
-                                  text=True, timeout=300)
+            proc = subprocess.run(cmd, cwd=tmp, env=dict(_env(impl), **(env or {})),
+                                  capture_output=True, text=True, timeout=300)
     shutil.rmtree(tmp, ignore_errors=True)
     return proc.returncode, proc.stdout, proc.stderr
 
@@ -669,6 +671,37 @@ def test_gpu_ddp_basic():
             assert _failure(terr)[2] == last
 
 
+def _ddp_seeded(source):
+    """gpu_ddp_basic.py with each rank seeded differently and printing its
+    weights after the step."""
+    source = source.replace("    setup(rank, world_size)\n",
+                            "    setup(rank, world_size)\n    torch.manual_seed(rank)\n")
+    return source.replace("    cleanup()\n", "    print(f'rank {rank} stepped, weight sum "
+                          "{sum(p.sum() for p in model.parameters()).item():.4f}')\n"
+                          "    cleanup()\n")
+
+
+def test_gpu_ddp_basic_on_pretend_gpus():
+    """The tutorial unchanged, and seeded to print its weights, over the
+    pretend CUDA part of tests/fake_cuda (two devices whose memory the host
+    cannot read outside their kernels): ranks 0 and 1 train on cuda:0 and
+    cuda:1, gloo carrying their device tensors; the seeded weights are
+    those of the same flow on the CPU."""
+    env = {"CTORCH_CUDA_PART": test_cuda_fake.fake_part()}
+    rc, out, err = run_script("gpu_ddp_basic.py", TUTORIALS["gpu_ddp_basic.py"], "ctorch",
+                              env=env)
+    assert rc == 0, out + err
+    assert _lines(out) == _DDP_RANKS, out + err
+    source = _ddp_seeded(TUTORIALS["gpu_ddp_basic.py"])
+    rc, out, err = run_script("ddp_gpu.py", source, "ctorch", env=env)
+    assert rc == 0, out + err
+    for gpu, cpu in ((".to(rank)", ""), ("DDP(model, device_ids=[rank])", "DDP(model)")):
+        source = source.replace(gpu, cpu)
+    crc, cout, cerr = run_script("ddp_cpu.py", source, "ctorch")
+    assert crc == 0, cout + cerr
+    assert _lines(out) == _lines(cout), out + cout
+
+
 def test_gpu_ddp_basic_on_cpu():
     """The same DDP flow with the device moves left out trains a step on
     both ranks (and, under PyTorch, gives the same printout)."""
@@ -678,11 +711,7 @@ def test_gpu_ddp_basic_on_cpu():
         source = source.replace(gpu, cpu)
     # ranks start from different weights and see different batches: DDP's
     # broadcast and gradient averaging make them agree
-    source = source.replace("    setup(rank, world_size)\n",
-                            "    setup(rank, world_size)\n    torch.manual_seed(rank)\n")
-    source = source.replace("    cleanup()\n", "    print(f'rank {rank} stepped, "
-                            "weight sum {sum(p.sum() for p in model.parameters()).item():.4f}')\n"
-                            "    cleanup()\n")
+    source = _ddp_seeded(source)
     (rc, out, err), torch_run = _both("ddp_cpu.py", source)
     assert rc == 0, out + err
     lines = _lines(out)

@@ -82,7 +82,8 @@ class _Bucket(object):
         self.index = index
         self.indices = indices
         numel = [p.numel() for p in params]
-        self.buffer = ctorch.zeros(sum(numel), dtype=params[0].dtype)
+        self.buffer = ctorch.zeros(sum(numel), dtype=params[0].dtype,
+                                   device=params[0].device)
         offsets = list(itertools.accumulate([0] + numel))
         self.views = [self.buffer[offsets[k]:offsets[k + 1]].view(p.shape)
                       for k, p in enumerate(params)]
