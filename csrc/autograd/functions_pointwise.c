@@ -54,6 +54,7 @@ ag_save_meta(ct_node *n, int k, const ct_tensor *t)
 {
     n->ndim[k] = t->ndim;
     n->dtype[k] = t->dtype;
+    n->device[k] = ct_tensor_device(t);
     memcpy(n->ints + k * CT_MAX_DIMS, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
 }
 
@@ -88,7 +89,15 @@ ag_to_input(ct_node *n, int k, ct_tensor *g)
 ct_tensor *
 ag_zeros_input(const ct_node *n, int k)
 {
-    return ct_zeros(n->ndim[k], ag_input_sizes(n, k), n->dtype[k]);
+    /* on input k's device (a node whose meta was never saved is zeroed:
+     * the CPU) */
+    ct_device d = n->device[k].type == CT_DEVICE_CPU ? ct_device_cpu() : n->device[k];
+    ct_tensor *z = ct_empty(n->ndim[k], ag_input_sizes(n, k), n->dtype[k], d);
+    if (z != NULL && ct_fill_(z, ct_scalar_int(0)) < 0) {
+        ct_tensor_decref(z);
+        z = NULL;
+    }
+    return z;
 }
 
 int

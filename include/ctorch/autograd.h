@@ -101,6 +101,7 @@ struct ct_node {
     double d[2];
     ct_scalar s[2];
     ct_dtype dtype[2];
+    ct_device device[2];        /* with ndim/dtype: the inputs' (ag_save_meta) */
     void *extra;                /* type-specific, freed by type->release */
     ct_tensor *variable;        /* AccumulateGrad: the leaf (owned) */
     ct_hook *hooks;

@@ -464,6 +464,14 @@ def case_matmul_family():
            "devices, cuda:0 and cpu!")
 
 
+def case_zero_gradients_on_the_device():
+    """Ops whose gradient is zero (floor, sign, round) give it on the
+    input's device."""
+    x = torch.tensor([1.5, -2.25, 3.0], device="cuda", requires_grad=True)
+    (x.floor() + x.sign() * 2 + x * 3).sum().backward()
+    same(x.grad, torch.full((3,), 3.))
+
+
 def case_mlp_training_step_matches_cpu():
     """Linear-ReLU-Linear, MSE loss, SGD: the step on the device gives the
     CPU's parameters."""

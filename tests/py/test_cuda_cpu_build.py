@@ -24,6 +24,7 @@ def test_in_a_copy_without_the_cuda_part(tmp_path):
                     ignore=shutil.ignore_patterns("libctorch_cuda.so", "__pycache__"))
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
     env.pop("CTORCH_TEST_PYDIR", None)
+    env.pop("CTORCH_CUDA_PART", None)   # (it would make the copy a CUDA build again)
     p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                         os.path.abspath(__file__)], env=env, capture_output=True, text=True,
                        cwd=os.path.dirname(os.path.abspath(__file__)), timeout=300)
