@@ -92,7 +92,13 @@ $(CUDA_LIB): $(CUDA_OBJS) $(LIB)
 # libctorch.so.  PYDIR is python/ itself by default (so `python/` works on
 # sys.path without installation); the sanitizer build uses its own copy.
 PYDIR ?= python
-ext: $(LIB) $(CUDA_LIB)
+# build_ext rebuilds _C only for a newer .c file: a changed header (a struct
+# _C reads) must drop the built extension so that it is compiled again
+$(BUILD)/ext/.headers: $(HEADERS) $(wildcard csrc/python/*.h)
+	rm -rf $(BUILD)/ext $(BUILD)/pylib/ctorch/_C*.so
+	@mkdir -p $(dir $@) && touch $@
+
+ext: $(LIB) $(CUDA_LIB) $(BUILD)/ext/.headers
 	@if [ "$(PYDIR)" != python ]; then mkdir -p $(PYDIR) && cp -r python/ctorch $(PYDIR)/; fi
 	CTORCH_LIB_DIR=$(abspath $(BUILD)) CC="$(CC)" \
 	  CTORCH_EXTRA_CFLAGS="$(EXTRA_CFLAGS)" CTORCH_EXTRA_LDFLAGS="$(EXTRA_LDFLAGS)" \

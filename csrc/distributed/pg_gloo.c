@@ -73,7 +73,7 @@ pg_work_complete(ct_pg *pg, ct_work *w, const ct_error_state *err)
         return;
     }
     ct_error_state copy_err;
-    if (w->nstaged > 0 && pg_work_unstage(w) < 0 && err == NULL) {
+    if (w->nstaged > 0 && pg_work_unstage(w, err == NULL) < 0 && err == NULL) {
         ct_error_fetch(&copy_err);
         err = &copy_err;
     }

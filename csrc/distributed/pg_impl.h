@@ -366,9 +366,10 @@ struct ct_work {
 };
 
 /* pg_work.c: copy the staged host results back to their device tensors
- * and put the device tensors back in place (Note [Device tensors in
- * gloo]); 0, or -1 with the error set. */
-int pg_work_unstage(ct_work *w);
+ * (when copy: a failed work leaves them as they were) and put the device
+ * tensors back in place (Note [Device tensors in gloo]); 0, or -1 with
+ * the error set. */
+int pg_work_unstage(ct_work *w, bool copy);
 
 /* --- shared helpers -------------------------------------------------------- */
 

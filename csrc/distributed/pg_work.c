@@ -114,7 +114,8 @@ copy_refs(ct_tensor *const *t, int n)
  * runs on host copies: each device tensor of a work is copied to the host
  * when the work is made, the host copy takes its place in in/out, and when
  * the work completes (pg_work_complete) the results are copied back and
- * the device tensors put back, before any waiter is woken. */
+ * the device tensors put back, before any waiter is woken.  A failed work
+ * copies nothing back: its tensors keep their values, as on the CPU. */
 static int
 stage(ct_work *w, ct_tensor **a, int n)
 {
@@ -152,7 +153,7 @@ swap_back(ct_tensor **a, int n, ct_tensor *host, ct_tensor *dev)
 }
 
 int
-pg_work_unstage(ct_work *w)
+pg_work_unstage(ct_work *w, bool copy)
 {
     int rc = 0;
     for (int i = 0; i + 1 < w->nstaged; i += 2) {
@@ -161,7 +162,7 @@ pg_work_unstage(ct_work *w)
         for (int r = 0; r < w->nresult; r++) {
             is_result = is_result || w->result[r] == host;
         }
-        if (is_result && rc == 0 && ct_copy_(dev, host) < 0) {
+        if (copy && is_result && rc == 0 && ct_copy_(dev, host) < 0) {
             rc = -1;
         }
         swap_back(w->in, w->nin, host, dev);
