@@ -258,16 +258,6 @@ ct__device_supports(ct_cuda_family family, int op, ct_dtype dtype, const ct_tens
     return be->supports(family, op, dtype) ? 0 : ct__no_device_kernel(t);
 }
 
-ct_tensor *
-ct__on_device(const ct_tensor *t, ct_device dev)
-{
-    if (ct_device_eq(ct_tensor_device(t), dev)) {
-        ct_tensor_incref((ct_tensor *)t);
-        return (ct_tensor *)t;
-    }
-    return ct_to_device(t, dev);
-}
-
 int
 ct__device_binary(ct_binary_op op, ct_tensor *out, const ct_tensor *a, const ct_tensor *b,
                   ct_scalar alpha)

@@ -40,8 +40,6 @@ int ct__op_device(int n, int nout, const ct_tensor *const *ts, ct_device *dev);
 /* 0 when the CUDA part has a kernel of family for op on dtype, else -1
  * with ct__no_device_kernel(t)'s error. */
 int ct__device_supports(ct_cuda_family family, int op, ct_dtype dtype, const ct_tensor *t);
-/* t on dev: t itself (a new reference) or a copy. */
-ct_tensor *ct__on_device(const ct_tensor *t, ct_device dev);
 
 /* The kernels, on out's device and its current stream; operands already
  * there, in the kernel's dtypes, inputs broadcast to out's shape. */

@@ -1359,7 +1359,7 @@ result_dtype(ct_reduce_op op, ct_dtype in, const char *name)
 /* The device kernel computing op (max/min with indices: the values; the
  * indices come from ARGMAX/ARGMIN); CT_CUDA_REDUCE_COUNT when none does. */
 static ct_cuda_reduce_op
-device_reduce_op(ct_reduce_op op, ct_tensor **indices)
+device_reduce_op(ct_reduce_op op)
 {
     switch (op) {
     case CT_REDUCE_SUM:
@@ -1373,7 +1373,7 @@ device_reduce_op(ct_reduce_op op, ct_tensor **indices)
     case CT_REDUCE_ARGMIN: return CT_CUDA_REDUCE_ARGMIN;
     case CT_REDUCE_ALL: return CT_CUDA_REDUCE_ALL;
     case CT_REDUCE_ANY: return CT_CUDA_REDUCE_ANY;
-    default: (void)indices; return CT_CUDA_REDUCE_COUNT;
+    default: return CT_CUDA_REDUCE_COUNT;
     }
 }
 
@@ -1385,7 +1385,7 @@ device_reduce(ct_reduce_op op, const ct_tensor *in, const bool *mask, bool keepd
 {
     int64_t oshape[CT_MAX_DIMS], perm[CT_MAX_DIMS], nred = 1;
     int ond = 0, nkept = 0;
-    ct_cuda_reduce_op dop = device_reduce_op(op, indices);
+    ct_cuda_reduce_op dop = device_reduce_op(op);
     if (ct__device_supports(CT_CUDA_REDUCE, dop, in->dtype, in) < 0) {
         return NULL;
     }
@@ -1459,7 +1459,7 @@ ct_reduce(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
         *indices = NULL;
     }
     if (ct__reduce_check_numeric(name, t) < 0 ||
-        (ct__is_device(t) && device_reduce_op(op, indices) == CT_CUDA_REDUCE_COUNT &&
+        (ct__is_device(t) && device_reduce_op(op) == CT_CUDA_REDUCE_COUNT &&
          ct__no_device_kernel(t) < 0)) {
         return NULL;
     }
