@@ -287,6 +287,19 @@ ct__device_unary(ct_unary_op op, ct_tensor *out, const ct_tensor *in)
 }
 
 int
+ct__device_where(ct_tensor *out, const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b)
+{
+    void *stream;
+    ct_cuda_view v[4];
+    ct_tensor *ops[4] = {out, (ct_tensor *)cond, (ct_tensor *)a, (ct_tensor *)b};
+    const ct_cuda_backend *be = kernels_for(out, &stream);
+    if (be == NULL || views_of(4, ops, v) < 0) {
+        return -1;
+    }
+    return be->where(ct_tensor_device(out).index, stream, &v[0], &v[1], &v[2], &v[3]);
+}
+
+int
 ct__device_gemm(const ct_tensor *c, ct_dtype dtype, bool trans_a, bool trans_b, int64_t m,
                 int64_t n, int64_t k, double alpha, const void *a, int64_t lda,
                 int64_t stride_a, const void *b, int64_t ldb, int64_t stride_b, double beta,

@@ -46,6 +46,9 @@ int ct__device_supports(ct_cuda_family family, int op, ct_dtype dtype, const ct_
 int ct__device_binary(ct_binary_op op, ct_tensor *out, const ct_tensor *a, const ct_tensor *b,
                       ct_scalar alpha);
 int ct__device_unary(ct_unary_op op, ct_tensor *out, const ct_tensor *in);
+/* out = cond ? a : b; a and b in out's dtype, cond bool or uint8. */
+int ct__device_where(ct_tensor *out, const ct_tensor *cond, const ct_tensor *a,
+                     const ct_tensor *b);
 /* out (contiguous, nkept dims of in's sizes, or those with 1s between)
  * = op over in's dims after the first nkept (c10/cuda/backend.h). */
 int ct__device_reduce(ct_cuda_reduce_op op, ct_tensor *out, int nkept, const ct_tensor *in);
@@ -54,5 +57,21 @@ int ct__device_gemm(const ct_tensor *c, ct_dtype dtype, bool trans_a, bool trans
                     int64_t n, int64_t k, double alpha, const void *a, int64_t lda,
                     int64_t stride_a, const void *b, int64_t ldb, int64_t stride_b,
                     double beta, void *cdata, int64_t ldc, int64_t stride_c, int64_t batch);
+
+/* aten/device_nn.c: composites of device kernels, called by the CPU
+ * entry points after their checks.  softmax / log_softmax of t along the
+ * wrapped dim (t already in the result dtype) and its backward. */
+ct_tensor *ct__device_softmax(const ct_tensor *t, int dim, bool log);
+ct_tensor *ct__device_softmax_backward(const ct_tensor *grad, const ct_tensor *output,
+                                       int dim, bool log);
+/* ct_nll_loss / ct_nll_loss2d and ct_nll_loss_backward, input (C), (N, C)
+ * or (N, C, H, W) with its class dim at 1 (0 for (C)). */
+int ct__device_nll_loss(const ct_tensor *input, const ct_tensor *target,
+                        const ct_tensor *weight, ct_reduction reduction, int64_t ignore_index,
+                        ct_tensor **output, ct_tensor **total_weight);
+ct_tensor *ct__device_nll_loss_backward(const ct_tensor *grad, const ct_tensor *input,
+                                        const ct_tensor *target, const ct_tensor *weight,
+                                        ct_reduction reduction, int64_t ignore_index,
+                                        const ct_tensor *total_weight);
 
 #endif

@@ -735,7 +735,8 @@ nll_check(bool spatial, const ct_tensor *input, const ct_tensor *target,
                         (long long)g->C, fmt_sizes(weight, b1, sizeof b1));
     }
     ct_dtype dt = input->dtype;
-    if (dt != CT_DTYPE_FLOAT32 && dt != CT_DTYPE_FLOAT64 && dt != CT_DTYPE_BFLOAT16) {
+    if (dt != CT_DTYPE_FLOAT32 && dt != CT_DTYPE_FLOAT64 && dt != CT_DTYPE_BFLOAT16 &&
+        !(ct__is_device(input) && dt == CT_DTYPE_FLOAT16)) {
         return not_implemented(spatial ? "nll_loss2d_forward_out_frame"
                                        : "nll_loss_out_frame", dt);
     }
@@ -943,6 +944,10 @@ nll_forward(bool spatial, const ct_tensor *input, const ct_tensor *target,
     ct_dtype dt = input->dtype;
     /* torch's per-element path: a batch (N, C) or spatial input */
     j.none = reduction == CT_REDUCTION_NONE && (spatial || input->ndim == 2);
+    if (ct__is_device(input) || ct__is_device(target) || ct__is_device(weight)) {
+        return ct__device_nll_loss(input, target, weight, reduction, ignore_index, output,
+                                   total_weight);
+    }
     if ((in = ct_contiguous(input)) == NULL || (tg = nll_targets(target)) == NULL ||
         nll_operand(weight, dt, &w) < 0) {
         goto done;
@@ -980,9 +985,6 @@ ct_nll_loss(const ct_tensor *input, const ct_tensor *target, const ct_tensor *we
             ct_reduction reduction, int64_t ignore_index, ct_tensor **output,
             ct_tensor **total_weight)
 {
-    if (ct__host_only((const ct_tensor *const[]){input, target, weight}, 3) < 0) {
-        return -1;
-    }
     return nll_forward(false, input, target, weight, reduction, ignore_index, output,
                        total_weight);
 }
@@ -992,9 +994,6 @@ ct_nll_loss2d(const ct_tensor *input, const ct_tensor *target, const ct_tensor *
               ct_reduction reduction, int64_t ignore_index, ct_tensor **output,
               ct_tensor **total_weight)
 {
-    if (ct__host_only((const ct_tensor *const[]){input, target, weight}, 3) < 0) {
-        return -1;
-    }
     return nll_forward(true, input, target, weight, reduction, ignore_index, output,
                        total_weight);
 }
@@ -1005,9 +1004,6 @@ ct_nll_loss_backward(const ct_tensor *grad, const ct_tensor *input,
                      ct_reduction reduction, int64_t ignore_index,
                      const ct_tensor *total_weight)
 {
-    if (ct__host_only((const ct_tensor *const[]){grad, input, target, weight, total_weight}, 5) < 0) {
-        return NULL;
-    }
     nll_job j = {.ignore = ignore_index, .mean = reduction == CT_REDUCTION_MEAN};
     ct_tensor *tg = NULL, *gc = NULL, *w = NULL, *twc = NULL, *gi = NULL;
     bool spatial = input->ndim == 4;
@@ -1029,6 +1025,15 @@ ct_nll_loss_backward(const ct_tensor *grad, const ct_tensor *input,
     }
     ct_dtype dt = input->dtype;
     j.none = none;
+    const ct_tensor *ops[5] = {grad, input, target, weight, total_weight};
+    bool device = false;
+    for (int k = 0; k < 5; k++) {
+        device = device || ct__is_device(ops[k]);
+    }
+    if (device) {
+        return ct__device_nll_loss_backward(grad, input, target, weight, reduction,
+                                            ignore_index, total_weight);
+    }
     if ((tg = nll_targets(target)) == NULL || nll_operand(weight, dt, &w) < 0 ||
         nll_operand(grad, dt, &gc) < 0 || nll_operand(total_weight, dt, &twc) < 0 ||
         (gi = ct_zeros(input->ndim, input->sizes, dt)) == NULL) {

@@ -281,10 +281,34 @@ scan_has_indices(ct_scan_op op)
            op == CT_SCAN_NANMEDIAN || op == CT_SCAN_MODE;
 }
 
+/* softmax or log_softmax of a device tensor: CUDA has half kernels too
+ * (PyTorch's "host_softmax"). */
+static ct_tensor *
+device_softmax(const ct_tensor *t, int64_t dim, ct_dtype dtype, bool log)
+{
+    ct_dtype cdt = dtype != CT_DTYPE_COUNT ? dtype : t->dtype;
+    int d = ct_wrap_dim(dim, t->ndim);
+    if (d < 0) {
+        return NULL;
+    }
+    if (!ct_dtype_is_floating(cdt)) {
+        ct_error(CT_ERR_RUNTIME, "\"host_softmax\" not implemented for '%s'",
+                 ct_dtype_table[cdt].legacy);
+        return NULL;
+    }
+    ct_tensor *in = ct_to_dtype(t, cdt, false);
+    ct_tensor *out = in != NULL ? ct__device_softmax(in, d, log) : NULL;
+    ct_tensor_decref(in);
+    return out;
+}
+
 ct_tensor *
 ct_scan(ct_scan_op op, const ct_tensor *t, int64_t dim, bool keepdim, ct_dtype dtype,
         ct_tensor **indices)
 {
+    if ((op == CT_SCAN_SOFTMAX || op == CT_SCAN_LOG_SOFTMAX) && ct__is_device(t)) {
+        return device_softmax(t, dim, dtype, op == CT_SCAN_LOG_SOFTMAX);
+    }
     if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
         return NULL;
     }
@@ -447,18 +471,12 @@ ct_cummin(const ct_tensor *t, int64_t dim, ct_tensor **values, ct_tensor **indic
 ct_tensor *
 ct_softmax(const ct_tensor *t, int64_t dim, ct_dtype dtype)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return ct_scan(CT_SCAN_SOFTMAX, t, dim, false, dtype, NULL);
 }
 
 ct_tensor *
 ct_log_softmax(const ct_tensor *t, int64_t dim, ct_dtype dtype)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return ct_scan(CT_SCAN_LOG_SOFTMAX, t, dim, false, dtype, NULL);
 }
 

@@ -44,16 +44,32 @@ static const ct_loop where_loops[9] = {[1] = where_1, [2] = where_2, [4] = where
 static const ct_loop masked_fill_loops[9] = {[1] = masked_fill_1, [2] = masked_fill_2,
                                              [4] = masked_fill_4, [8] = masked_fill_8};
 
+/* t in dtype dt on dev: a 0-dim CPU operand beside device ones is moved
+ * there (ct__op_device lets it stand as a number).  A new reference. */
+static ct_tensor *
+on_dev(const ct_tensor *t, ct_dtype dt, ct_device dev)
+{
+    if (ct_device_eq(ct_tensor_device(t), dev)) {
+        return ct_to_dtype(t, dt, false);
+    }
+    ct_tensor *m = ct_to_device(t, dev);
+    ct_tensor *r = m != NULL ? ct_to_dtype(m, dt, false) : NULL;
+    ct_tensor_decref(m);
+    return r;
+}
+
 ct_tensor *
 ct_where(const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b)
 {
-    if (ct__host_only((const ct_tensor *const[]){cond, a, b}, 3) < 0) {
-        return NULL;
-    }
     ct_dtype common;
     int n1, n2;
     int64_t s1[CT_MAX_DIMS], shape[CT_MAX_DIMS];
-    ct_tensor *ac = NULL, *bc = NULL, *r = NULL;
+    ct_tensor *ac = NULL, *bc = NULL, *cc = NULL, *r = NULL;
+    ct_device dev;
+
+    if (ct__op_device(3, 0, (const ct_tensor *const[]){cond, a, b}, &dev) < 0) {
+        return NULL;
+    }
 
     if (cond->dtype != CT_DTYPE_BOOL && cond->dtype != CT_DTYPE_UINT8) {
         ct_error(CT_ERR_RUNTIME, "where expected condition to be a boolean tensor, but "
@@ -65,31 +81,37 @@ ct_where(const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b)
         ct_broadcast_shapes(n1, s1, b->ndim, b->sizes, &n2, shape) < 0) {
         return NULL;
     }
-    ac = ct_to_dtype(a, common, false);
-    bc = ac ? ct_to_dtype(b, common, false) : NULL;
-    if (bc != NULL) {
-        const ct_tensor *ins[3] = {cond, ac, bc};
+    ac = on_dev(a, common, dev);
+    bc = ac ? on_dev(b, common, dev) : NULL;
+    cc = bc ? on_dev(cond, cond->dtype, dev) : NULL;
+    if (cc != NULL) {
+        const ct_tensor *ins[3] = {cc, ac, bc};
         r = ct_iter_new_output(3, ins, n2, shape, common);
     }
     if (r != NULL) {
-        ct_tensor *ops[4] = {r, (ct_tensor *)cond, ac, bc};
-        if (ct_iter_run(4, ops, where_loops[ct_dtype_itemsize(common)], NULL) < 0) {
+        ct_tensor *ops[4] = {r, cc, ac, bc};
+        if (dev.type != CT_DEVICE_CPU
+                ? ct__device_where(r, cc, ac, bc) < 0
+                : ct_iter_run(4, ops, where_loops[ct_dtype_itemsize(common)], NULL) < 0) {
             ct_tensor_decref(r);
             r = NULL;
         }
     }
     ct_tensor_decref(ac);
     ct_tensor_decref(bc);
+    ct_tensor_decref(cc);
     return r;
 }
 
 int
 ct_masked_fill_(ct_tensor *t, const ct_tensor *mask, ct_scalar value)
 {
-    if (ct__host_only((const ct_tensor *const[]){t, mask}, 2) < 0) {
+    uint64_t bytes = 0;
+    ct_device dev;
+
+    if (ct__op_device(2, 1, (const ct_tensor *const[]){t, mask}, &dev) < 0) {
         return -1;
     }
-    uint64_t bytes = 0;
 
     if (mask->dtype != CT_DTYPE_BOOL && mask->dtype != CT_DTYPE_UINT8) {
         return ct_error(CT_ERR_RUNTIME, "masked_fill_ only supports boolean masks, but "
@@ -121,6 +143,17 @@ ct_masked_fill_(ct_tensor *t, const ct_tensor *mask, ct_scalar value)
     if (ct_broadcast_shapes(t->ndim, t->sizes, mask->ndim, mask->sizes, &nd, shape) < 0 ||
         ct_iter_check_out(t, CT_OUT_INPLACE, nd, shape, 0, NULL) < 0) {
         return -1;
+    }
+    if (dev.type != CT_DEVICE_CPU) {
+        /* t = where(mask, value, t), in place */
+        ct_tensor *v = ct_scalar_tensor(value);
+        ct_tensor *vd = v != NULL ? on_dev(v, t->dtype, dev) : NULL;
+        ct_tensor *md = vd != NULL ? on_dev(mask, mask->dtype, dev) : NULL;
+        int rc = md != NULL ? ct__device_where(t, md, vd, t) : -1;
+        ct_tensor_decref(v);
+        ct_tensor_decref(vd);
+        ct_tensor_decref(md);
+        return rc;
     }
     ct_tensor *ops[2] = {t, (ct_tensor *)mask};
     return ct_iter_run(2, ops, masked_fill_loops[ct_dtype_itemsize(t->dtype)], &bytes);

@@ -714,12 +714,11 @@ ct_tensor *
 ct_softmax_backward_data(const ct_tensor *grad, const ct_tensor *output, int64_t dim,
                          bool log)
 {
-    if (ct__host_only((const ct_tensor *const[]){grad, output}, 2) < 0) {
-        return NULL;
-    }
     const char *name = log ? "_log_softmax_backward_data" : "_softmax_backward_data";
     ct_dtype dt = output->dtype;
-    if (dt != CT_DTYPE_FLOAT32 && dt != CT_DTYPE_FLOAT64 && dt != CT_DTYPE_BFLOAT16) {
+    bool device = ct__is_device(grad) || ct__is_device(output);
+    if (dt != CT_DTYPE_FLOAT32 && dt != CT_DTYPE_FLOAT64 && dt != CT_DTYPE_BFLOAT16 &&
+        !(device && dt == CT_DTYPE_FLOAT16)) {
         ct_error(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name,
                  ct_dtype_table[dt].legacy);
         return NULL;
@@ -736,6 +735,9 @@ ct_softmax_backward_data(const ct_tensor *grad, const ct_tensor *output, int64_t
     int d = ct_wrap_dim(dim, output->ndim);
     if (d < 0) {
         return NULL;
+    }
+    if (device) {
+        return ct__device_softmax_backward(grad, output, d, log);
     }
     ct_tensor *g = compute_copy(grad), *y = compute_copy(output), *out = NULL;
     if (g != NULL && y != NULL) {

@@ -1,8 +1,9 @@
-/* aten/cuda/copy_fill.cu -- copy_ between any two dtypes and fill_, on the
- * device.
+/* aten/cuda/copy_fill.cu -- copy_ between any two dtypes, fill_ and
+ * where, on the device.
  *
- * As aten/cpu/copy.c: a same-dtype copy and a fill move whole elements of
- * 1, 2, 4 or 8 bytes (a fill's bits are made once on the host), and a cast
+ * As aten/cpu/copy.c and select.c: a same-dtype copy, a fill and where
+ * move whole elements of 1, 2, 4 or 8 bytes (a fill's bits are made once
+ * on the host; where's condition is one byte, bool or uint8), and a cast
  * reads the source as int64 or double and writes the destination from it
  * (Note [Casting through a buffer]).  That is one cast kernel per
  * destination dtype, not one per pair: ct_k_read switches on the source
@@ -25,8 +26,16 @@
     {                                                                         \
         *(U *)p[0] = (U)cx.bits;                                              \
     }                                                                         \
+    static __device__ __forceinline__ void where_##W##_elem(char *const *p,   \
+                                                            ct_cuda_ctx cx)   \
+    {                                                                         \
+        (void)cx;                                                             \
+        *(U *)p[0] = *(const uint8_t *)p[1] ? *(const U *)p[2]                \
+                                            : *(const U *)p[3];               \
+    }                                                                         \
     CT_CUDA_KERNEL(move_##W, 2, move_##W##_elem)                              \
-    CT_CUDA_KERNEL(fill_##W, 1, fill_##W##_elem)
+    CT_CUDA_KERNEL(fill_##W, 1, fill_##W##_elem)                              \
+    CT_CUDA_KERNEL(where_##W, 4, where_##W##_elem)
 FORALL_WIDTHS(X)
 #undef X
 
@@ -40,14 +49,16 @@ FORALL_WIDTHS(X)
 CT_FORALL_NUMERIC_DTYPES(X)
 #undef X
 
-/* The move (fill: the fill) kernel for elements of w bytes. */
+typedef enum { MOVE, FILL, WHERE } width_kernel;
+
+/* The move, fill or where kernel for elements of w bytes. */
 static ct_cuda_kernel
-by_width(int64_t w, bool fill)
+by_width(int64_t w, width_kernel k)
 {
     switch (w) {
 #define X(W, U)                                                               \
     case W:                                                                   \
-        return fill ? fill_##W : move_##W;
+        return k == FILL ? fill_##W : k == WHERE ? where_##W : move_##W;
         FORALL_WIDTHS(X)
 #undef X
     default:
@@ -83,7 +94,7 @@ ct__cuda_copy(void *stream, const ct_cuda_view *dst, const ct_cuda_view *src)
     }
     memset(&cx, 0, sizeof cx);
     if (dst->dtype == src->dtype) {
-        kernel = by_width(ct_k_itemsize(dst->dtype), false);
+        kernel = by_width(ct_k_itemsize(dst->dtype), MOVE);
     }
     else {
         kernel = cast_to(dst->dtype);
@@ -117,5 +128,22 @@ ct__cuda_fill(void *stream, const ct_cuda_view *dst, double fval, int64_t ival)
     default:
         return cudaErrorInvalidValue;
     }
-    return ct_cuda_launch(by_width(ct_k_itemsize(dst->dtype), true), p, n, cx, stream);
+    return ct_cuda_launch(by_width(ct_k_itemsize(dst->dtype), FILL), p, n, cx, stream);
+}
+
+extern "C" cudaError_t
+ct__cuda_where(void *stream, const ct_cuda_view *out, const ct_cuda_view *cond,
+               const ct_cuda_view *a, const ct_cuda_view *b)
+{
+    const ct_cuda_view *views[4] = {out, cond, a, b};
+    ct_k_pack p;
+    ct_cuda_ctx cx;
+
+    int64_t n = ct_k_pack_views(&p, 4, views);
+    if (n < 0 || a->dtype != out->dtype || b->dtype != out->dtype ||
+        (cond->dtype != CT_DTYPE_BOOL && cond->dtype != CT_DTYPE_UINT8)) {
+        return cudaErrorInvalidValue;
+    }
+    memset(&cx, 0, sizeof cx);
+    return ct_cuda_launch(by_width(ct_k_itemsize(out->dtype), WHERE), p, n, cx, stream);
 }

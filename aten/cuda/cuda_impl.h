@@ -28,6 +28,9 @@ cudaError_t ct__cuda_copy(void *stream, const ct_cuda_view *dst,
 /* every element of dst = the value (aten/cuda/copy_fill.cu) */
 cudaError_t ct__cuda_fill(void *stream, const ct_cuda_view *dst, double fval,
                           int64_t ival);
+/* out = cond ? a : b (aten/cuda/copy_fill.cu) */
+cudaError_t ct__cuda_where(void *stream, const ct_cuda_view *out, const ct_cuda_view *cond,
+                           const ct_cuda_view *a, const ct_cuda_view *b);
 /* out = a op b, alpha scaling b for ADD and SUB (aten/cuda/binary.cu) */
 cudaError_t ct__cuda_binary(void *stream, ct_binary_op op, const ct_cuda_view *out,
                             const ct_cuda_view *a, const ct_cuda_view *b,

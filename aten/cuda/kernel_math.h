@@ -375,13 +375,13 @@ ct_k_itemsize(ct_dtype d)
 /* --- strided operands ---------------------------------------------------------- */
 
 /* Note [Kernel operand pack]
- * The operands of one launch, passed by value as a kernel parameter
- * (568 bytes): their common sizes and each one's strides in bytes, both
+ * The operands of one launch (at most 4: where's out, cond, a, b), passed
+ * by value as a kernel parameter (712 bytes): their common sizes and each one's strides in bytes, both
  * innermost dimension first, so that a loop over d = 0, 1, ... unrolls
  * with constant indices and reads the parameter directly instead of a
  * local copy.  `linear` says every operand is contiguous or a broadcast
  * scalar; then element i of operand a lies at data[a] + i * step[a]. */
-#define CT_K_MAX_ARGS 3
+#define CT_K_MAX_ARGS 4
 typedef struct {
     int ndim;
     bool linear;

@@ -8,7 +8,7 @@
 #include <ctorch/dtype.h>
 #include <ctorch/op_lists.h>
 
-#define CT_CUDA_ABI 4
+#define CT_CUDA_ABI 5
 
 /* A strided operand of a device kernel: sizes and strides in elements,
  * data at the first element.  The host (aten/device.c) hands every operand
@@ -81,6 +81,10 @@ typedef struct ct_cuda_backend {
      * (integer dtypes take ival, so large int64 values stay exact) */
     int (*fill)(int device, void *stream, const ct_cuda_view *dst, double fval,
                 int64_t ival);
+    /* out = cond ? a : b per element; out, a and b of one dtype, cond bool
+     * or uint8 (nonzero picks a) */
+    int (*where)(int device, void *stream, const ct_cuda_view *out,
+                 const ct_cuda_view *cond, const ct_cuda_view *a, const ct_cuda_view *b);
     /* out = a op b, a and b in one dtype (the host converted them); out in
      * the op's result dtype (bool for comparisons and logical ops, else
      * a's).  alpha scales b for ADD and SUB, as in fill. */

@@ -496,6 +496,19 @@ kernel_fill(int device, void *stream, const ct_cuda_view *dst, double fval,
 }
 
 static int
+kernel_where(int device, void *stream, const ct_cuda_view *out, const ct_cuda_view *cond,
+             const ct_cuda_view *a, const ct_cuda_view *b)
+{
+    int prev;
+    if (guard(device, &prev) < 0) {
+        return -1;
+    }
+    cudaError_t e = ct__cuda_where(stream, out, cond, a, b);
+    unguard(device, prev);
+    return check(e);
+}
+
+static int
 kernel_binary(int device, void *stream, ct_binary_op op, const ct_cuda_view *out,
               const ct_cuda_view *a, const ct_cuda_view *b, double falpha,
               int64_t ialpha)
@@ -564,6 +577,7 @@ static const ct_cuda_backend backend = {
     .supports = ct_cuda_supports,
     .copy = kernel_copy,
     .fill = kernel_fill,
+    .where = kernel_where,
     .binary = kernel_binary,
     .unary = kernel_unary,
     .reduce = kernel_reduce,

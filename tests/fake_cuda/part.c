@@ -43,9 +43,9 @@ static size_t capacity;
 static atomic_size_t used[MAX_DEVICES];
 static ct_device_cache *cache;
 static _Thread_local int current;
-enum { K_COPY, K_FILL, K_BINARY, K_UNARY, K_REDUCE, K_GEMM, K_COUNT };
-static const char *const kernel_names[K_COUNT] = {"copy", "fill", "binary", "unary",
-                                                  "reduce", "gemm"};
+enum { K_COPY, K_FILL, K_WHERE, K_BINARY, K_UNARY, K_REDUCE, K_GEMM, K_COUNT };
+static const char *const kernel_names[K_COUNT] = {"copy",  "fill",   "where", "binary",
+                                                  "unary", "reduce", "gemm"};
 static atomic_long kernels[K_COUNT];
 
 static double
@@ -465,6 +465,31 @@ kernel_fill(int device, void *stream, const ct_cuda_view *dst, double fval, int6
 }
 
 static int
+kernel_where(int device, void *stream, const ct_cuda_view *out, const ct_cuda_view *cond,
+             const ct_cuda_view *a, const ct_cuda_view *b)
+{
+    (void)stream;
+    atomic_fetch_add(&kernels[K_WHERE], 1);
+    int rc = -1;
+    ct_tensor *o = check_device(device) < 0 ? NULL : host_tensor(out);
+    ct_tensor *c = o != NULL ? host_tensor(cond) : NULL;
+    ct_tensor *x = c != NULL ? host_tensor(a) : NULL;
+    ct_tensor *y = x != NULL ? host_tensor(b) : NULL;
+    if (y != NULL) {
+        device_open();
+        ct_tensor *r = ct_where(c, x, y);
+        rc = r != NULL ? ct_copy_(o, r) : -1;
+        device_close();
+        ct_tensor_decref(r);
+    }
+    ct_tensor_decref(y);
+    ct_tensor_decref(x);
+    ct_tensor_decref(c);
+    ct_tensor_decref(o);
+    return rc;
+}
+
+static int
 kernel_binary(int device, void *stream, ct_binary_op op, const ct_cuda_view *out,
               const ct_cuda_view *a, const ct_cuda_view *b, double falpha, int64_t ialpha)
 {
@@ -672,6 +697,7 @@ static const ct_cuda_backend backend = {
     .supports = ct_cuda_supports,
     .copy = kernel_copy,
     .fill = kernel_fill,
+    .where = kernel_where,
     .binary = kernel_binary,
     .unary = kernel_unary,
     .reduce = kernel_reduce,

@@ -496,6 +496,180 @@ def case_mlp_training_step_matches_cpu():
         assert torch.allclose(pc, pd, atol=1e-6), (pc, pd)
 
 
+# --- where, softmax, nll_loss and cross-entropy ---------------------------------
+
+def case_where_and_masked_fill():
+    cond = torch.tensor([[True, False, True, False], [False, False, True, True],
+                         [True, True, False, False]])
+    for dt in DTYPES:
+        a, b = sample(dt), sample(dt).flip(0)
+        before = kernels("where")
+        same(torch.where(cond.cuda(), a.cuda(), b.cuda()), torch.where(cond, a, b))
+        assert kernels("where") == before + 1, dt
+        m = a.clone()
+        m.masked_fill_(cond, 1)
+        d = a.cuda()
+        d.masked_fill_(cond.cuda(), 1)
+        same(d, m)
+    x = torch.arange(12.).reshape(3, 4)
+    # broadcasting, a transposed operand, a CPU number, a uint8 condition, promotion
+    c = x > 4
+    same(torch.where(c[:, :1].cuda(), x.cuda(), x.t().contiguous().t().cuda() * 2),
+         torch.where(c[:, :1], x, x * 2))
+    same(torch.where(c.cuda(), x.cuda(), torch.tensor(-1.)), torch.where(c, x, torch.tensor(-1.)))
+    same(torch.where(c.cuda().to(torch.uint8), x.cuda(), -x.cuda()),
+         torch.where(c.to(torch.uint8), x, -x))
+    same(torch.where(c.cuda(), x.cuda().int(), x.cuda().double()),
+         torch.where(c, x.int(), x.double()))
+    same(x.cuda().masked_fill(torch.tensor([True, False, False, True]).cuda(), -2.5),
+         x.masked_fill(torch.tensor([True, False, False, True]), -2.5))
+    same(x.cuda().masked_fill(torch.tensor(True), 3), x.masked_fill(torch.tensor(True), 3))
+    msg = ("Expected all tensors to be on the same device, but found at least two "
+           "devices, cuda:0 and cpu!")
+    raises(RuntimeError, lambda: torch.where(c, x.cuda(), x.cuda()), msg)
+    raises(RuntimeError, lambda: x.cuda().masked_fill_(c, 0), msg)
+    raises(RuntimeError, lambda: torch.where(x.cuda(), x.cuda(), x.cuda()))
+    # a gradient flows through where on the device
+    xd = x.cuda().requires_grad_()
+    torch.where(c.cuda(), xd * 3, xd).sum().backward()
+    same(xd.grad, torch.where(c, torch.tensor(3.), torch.tensor(1.)).expand(3, 4).contiguous())
+
+
+def case_softmax_family():
+    torch.manual_seed(3)
+    x = torch.randn(4, 5, 3)
+    for fn in (F.softmax, F.log_softmax):
+        for dim in (0, 1, 2, -1):
+            y = fn(x.cuda(), dim=dim)
+            assert y.is_contiguous()
+            close(y, fn(x, dim=dim), 1e-6)
+        xt = x.transpose(0, 2)
+        close(fn(xt.cuda(), 1), fn(xt, 1), 1e-6)
+        close(fn(x.cuda(), 1, dtype=torch.float64), fn(x, 1, dtype=torch.float64), 1e-12)
+        close(fn(x.double().cuda(), 0), fn(x.double(), 0), 1e-12)
+        close(fn(x.cuda().bfloat16(), 2).float(), fn(x.bfloat16(), 2).float(), 1e-2)
+        # half runs on a GPU (float accumulation) though not on the CPU
+        h = fn(x.cuda().half(), 1)
+        assert h.dtype == torch.float16
+        close(h.float(), fn(x, 1), 2e-3)
+        close(fn(torch.tensor(3.).cuda(), 0), fn(torch.tensor(3.), 0))
+        close(fn(torch.empty(0, 3).cuda(), 1), torch.empty(0, 3))
+        # rows of -inf, as masked attention gives: NaN, as on the CPU
+        m = torch.tensor([[0., float("-inf")], [float("-inf"), float("-inf")]])
+        close(fn(m.cuda(), 1), fn(m, 1), 1e-6)
+        for dim in (0, 2):
+            xc = x.clone().requires_grad_()
+            xd = x.cuda().requires_grad_()
+            w = torch.randn(4, 5, 3)
+            (fn(xc, dim) * w).sum().backward()
+            (fn(xd, dim) * w.cuda()).sum().backward()
+            close(xd.grad, xc.grad, 1e-6)
+        raises(RuntimeError, lambda: fn(torch.arange(3).cuda(), 0),
+               "\"host_softmax\" not implemented for 'Long'")
+        raises(IndexError, lambda: fn(x.cuda(), 3))
+
+
+def case_nll_and_cross_entropy():
+    torch.manual_seed(4)
+    logits = torch.randn(6, 4)
+    tgt = torch.tensor([0, 3, 1, 2, 2, 1])
+    wt = torch.rand(4)
+    variants = [{}, {"weight": wt}, {"ignore_index": 2}, {"ignore_index": -100},
+                {"weight": wt, "ignore_index": 1}, {"reduction": "sum"},
+                {"reduction": "none"}, {"reduction": "none", "weight": wt},
+                {"reduction": "sum", "weight": wt, "ignore_index": 3},
+                {"label_smoothing": 0.2}, {"label_smoothing": 0.1, "reduction": "sum"}]
+    for fn in (F.cross_entropy, lambda x, t, **kw: F.nll_loss(F.log_softmax(x, 1), t, **kw)):
+        for kw in variants:
+            if fn is not F.cross_entropy and "label_smoothing" in kw:
+                continue
+            kd = {k: v.cuda() if isinstance(v, torch.Tensor) else v for k, v in kw.items()}
+            lc = logits.clone().requires_grad_()
+            ld = logits.cuda().requires_grad_()
+            a = fn(lc, tgt, **kw)
+            b = fn(ld, tgt.cuda(), **kd)
+            close(b, a, 1e-6)
+            a.sum().backward()
+            b.sum().backward()
+            close(ld.grad, lc.grad, 1e-6)
+    # every target ignored: the mean is 0/0
+    close(F.nll_loss(logits.cuda(), torch.full((6,), 1).cuda(), ignore_index=1),
+          F.nll_loss(logits, torch.full((6,), 1), ignore_index=1))
+    # one sample (C) with a 0-dim target; uint8 targets; float64 and bfloat16
+    close(F.nll_loss(logits[0].cuda(), tgt[0].cuda()), F.nll_loss(logits[0], tgt[0]))
+    close(F.nll_loss(logits.cuda(), tgt.to(torch.uint8).cuda()),
+          F.nll_loss(logits, tgt.to(torch.uint8)), 1e-6)
+    close(F.cross_entropy(logits.double().cuda(), tgt.cuda()),
+          F.cross_entropy(logits.double(), tgt), 1e-12)
+    close(F.nll_loss(logits.bfloat16().cuda(), tgt.cuda()).float(),
+          F.nll_loss(logits.bfloat16(), tgt).float(), 1e-2)
+    # spatial (N, C, H, W), and (N, C, L) through nll_loss_nd
+    li = torch.randn(2, 3, 4, 5)
+    ti = torch.randint(0, 3, (2, 4, 5))
+    for kw in ({}, {"reduction": "none"}, {"weight": wt[:3], "ignore_index": 0}):
+        kd = {k: v.cuda() if isinstance(v, torch.Tensor) else v for k, v in kw.items()}
+        lc = li.clone().requires_grad_()
+        ld = li.cuda().requires_grad_()
+        a = F.cross_entropy(lc, ti, **kw)
+        b = F.cross_entropy(ld, ti.cuda(), **kd)
+        close(b, a, 1e-6)
+        a.sum().backward()
+        b.sum().backward()
+        close(ld.grad, lc.grad, 1e-6)
+    close(F.cross_entropy(li[..., 0].cuda(), ti[..., 0].cuda()),
+          F.cross_entropy(li[..., 0], ti[..., 0]), 1e-6)
+    # class probabilities as the target
+    p = F.softmax(torch.randn(6, 4), 1)
+    close(F.cross_entropy(logits.cuda(), p.cuda(), label_smoothing=0.1),
+          F.cross_entropy(logits, p, label_smoothing=0.1), 1e-6)
+    # bad input: the CPU's errors, caught, never a fault or a wrong answer
+    raises(IndexError, lambda: F.cross_entropy(logits.cuda(), torch.tensor([0, 5, 1, 2, 2, 1]).cuda()),
+           "Target 5 is out of bounds.")
+    raises(IndexError, lambda: F.nll_loss(logits.cuda(), torch.tensor([0, -1, 1, 2, 2, 1]).cuda()),
+           "Target -1 is out of bounds.")
+    raises(RuntimeError, lambda: F.cross_entropy(logits.cuda(), tgt),
+           "Expected all tensors to be on the same device, but found at least two "
+           "devices, cuda:0 and cpu!")
+    raises(RuntimeError, lambda: F.nll_loss(logits.cuda(), tgt.float().cuda()),
+           "expected scalar type Long but found Float")
+    raises(ValueError, lambda: F.nll_loss(logits.cuda(), tgt[:5].cuda()),
+           "Expected input batch_size (6) to match target batch_size (5).")
+    # (weight with label smoothing gathers the weights: no device kernel yet)
+    raises(NotImplementedError, lambda: F.cross_entropy(logits.cuda(), tgt.cuda(),
+                                                        weight=wt.cuda(), label_smoothing=0.1))
+
+
+def case_classifier_training_step_matches_cpu():
+    """Linear-ReLU-Linear, cross-entropy, SGD with momentum: the step on the
+    device gives the CPU's parameters, and the model learns."""
+    def run(device):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(),
+                                    torch.nn.Linear(16, 3)).to(device)
+        opt = torch.optim.SGD(model.parameters(), lr=0.2, momentum=0.9)
+        x = torch.randn(30, 8)
+        y = (x[:, 0] > 0).long() + (x[:, 1] > 0.5).long()
+        x, y = x.to(device), y.to(device)
+        losses = []
+        for _ in range(12):
+            opt.zero_grad()
+            loss = torch.nn.CrossEntropyLoss()(model(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        acc = (model(x).argmax(1) == y).float().mean().item()
+        return losses, acc, [p.detach().cpu() for p in model.parameters()]
+
+    losses_c, acc_c, params_c = run("cpu")
+    losses_d, acc_d, params_d = run("cuda")
+    assert losses_d[-1] < losses_d[0] * 0.6, losses_d
+    assert abs(acc_c - acc_d) < 1e-6, (acc_c, acc_d)
+    for lc, ld in zip(losses_c, losses_d):
+        assert abs(lc - ld) < 1e-5, (losses_c, losses_d)
+    for pc, pd in zip(params_c, params_d):
+        assert torch.allclose(pc, pd, atol=1e-5), (pc, pd)
+
+
 def case_gloo_on_device_tensors():
     """A group of one over gloo takes device tensors through host copies."""
     import tempfile
