@@ -150,11 +150,19 @@ $(FAKE_CUDA): tests/fake_cuda/part.c aten/cuda/supports.c $(HEADERS) $(LIB)
 	$(CC) $(CT_CFLAGS) -shared -o $@ tests/fake_cuda/part.c aten/cuda/supports.c \
 	  -L$(BUILD) -lctorch $(EXTRA_LDFLAGS)
 
+# a pretend NCCL over shared memory (tests/fake_nccl/nccl.c), for the nccl
+# backend's tests on the pretend device
+FAKE_NCCL = $(BUILD)/tests/libnccl_fake.so
+$(FAKE_NCCL): tests/fake_nccl/nccl.c $(HEADERS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CT_CFLAGS) -shared -o $@ tests/fake_nccl/nccl.c -L$(BUILD) -lctorch \
+	  $(EXTRA_LDFLAGS)
+
 test-c: $(BUILD)/tests/c/runner $(BUILD)/examples/c_demo $(CUDA_LIB) $(FAKE_CUDA)
 	$(BUILD)/tests/c/runner
 	$(BUILD)/examples/c_demo > /dev/null
 
-test-py: all $(FAKE_CUDA)
+test-py: all $(FAKE_CUDA) $(FAKE_NCCL)
 	PYTHONPATH=python $(PYTHON) -m pytest -q tests/py $(PYTEST_ARGS)
 
 test: deps
@@ -170,7 +178,7 @@ ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-o
 test-asan: deps
 	$(MAKE) all
 	$(MAKE) BUILD=build-asan PYDIR=build-asan/python EXTRA_CFLAGS="$(ASAN_FLAGS)" \
-	  EXTRA_LDFLAGS="$(ASAN_FLAGS)" ext test-c
+	  EXTRA_LDFLAGS="$(ASAN_FLAGS)" ext test-c build-asan/tests/libnccl_fake.so
 	LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
 	  ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

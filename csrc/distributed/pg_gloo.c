@@ -414,6 +414,9 @@ ct_work_wait(ct_work *w, int64_t timeout_ms)
         return ct_error(CT_ERR_RUNTIME, "%s::%s failed", pg_name(pg),
                         pg_op_names[w->kind]);
     }
+    if (pg->be != NULL && pg->be->sync != NULL) {
+        return pg->be->sync(w, timeout_ms);
+    }
     return 0;
 }
 

@@ -259,11 +259,22 @@ typedef struct pg_link {
  * then stay unused (pg->be == NULL: gloo). */
 typedef struct pg_backend {
     const char *name;           /* "ProcessGroupMPI": prefixes its messages */
+    const char *kind;           /* "MPI", "NCCL": in reduce-op messages */
+    /* NCCL: the operations take CUDA tensors as they are (no host copies),
+     * and only those */
+    bool device_tensors;
     /* Start w or queue it; owns the queue's reference.  -1 with the error
      * set when the backend cannot run it (the reference is dropped). */
     int (*submit)(ct_pg *pg, ct_work *w);
     /* Help w along until it completes or timeout_ms passes (<0: none). */
     void (*wait)(ct_work *w, int64_t timeout_ms);
+    /* Optional, for works complete on the host whose device part may still
+     * run (Note [NCCL works]): wait() of a completed work calls sync
+     * (0, or -1 with the error set); is_completed() asks query; release
+     * frees be_op when the work goes. */
+    int (*sync)(ct_work *w, int64_t timeout_ms);
+    bool (*query)(const ct_work *w);
+    void (*release)(ct_work *w);
     /* Fail what is pending; later operations raise. */
     void (*shutdown)(ct_pg *pg);
     void (*free)(ct_pg *pg);
@@ -391,8 +402,8 @@ typedef void (*pg_reduce_fn)(void *dst, const void *src, size_t n);
 pg_reduce_fn pg_reduce_fn_for(ct_dtype d, ct_redop op);
 /* 0, or -1 with PyTorch's error for an op the dtype does not allow. */
 int pg_reduce_check(ct_dtype d, ct_redop op);
-/* The same, for the backend named `be` ("Gloo", "MPI"): MPI takes AVG on
- * floating dtypes (a sum, then a division). */
+/* The same, for the backend named `be` ("Gloo", "MPI", "NCCL"): MPI takes
+ * AVG on floating dtypes (a sum, then a division), NCCL its own set. */
 int pg_reduce_check_for(const char *be, ct_dtype d, ct_redop op);
 const char *pg_reduce_name(ct_redop op);
 

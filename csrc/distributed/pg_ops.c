@@ -75,17 +75,23 @@ same_sizes(const ct_tensor *a, const ct_tensor *b)
     return true;
 }
 
-/* Tensors a collective takes: CPU ones, or CUDA ones, which run on host
- * copies (Note [Device tensors in gloo], pg_work.c); p2p: CPU only. */
+/* The devices an operation's tensors may be on.  gloo and MPI: the CPU,
+ * and for collectives CUDA too, through host copies (Note [Device tensors
+ * in gloo], pg_work.c).  NCCL: CUDA only, with PyTorch's message. */
 static int
-check_tensors(const ct_pg *pg, pg_op_kind op, ct_tensor *const *t, int n, bool device_ok)
+check_devices(const ct_pg *pg, pg_op_kind op, ct_tensor *const *t, int n)
 {
+    bool nccl = pg->be != NULL && pg->be->device_tensors;
+    bool device_ok = op != PG_OP_SEND && op != PG_OP_RECV;
     for (int i = 0; i < n; i++) {
         if (t[i] == NULL) {
             return fail(pg, op, "expected a tensor at index %d", i);
         }
         ct_device d = ct_tensor_device(t[i]);
-        if (d.type != CT_DEVICE_CPU && !(device_ok && d.type == CT_DEVICE_CUDA)) {
+        if (nccl && d.type != CT_DEVICE_CUDA) {
+            return ct_error(CT_ERR_RUNTIME, "Tensors must be CUDA and dense");
+        }
+        if (!nccl && d.type != CT_DEVICE_CPU && !(device_ok && d.type == CT_DEVICE_CUDA)) {
             return fail(pg, op, "unsupported device type %s",
                         ct_device_type_name(d.type));
         }
@@ -94,12 +100,6 @@ check_tensors(const ct_pg *pg, pg_op_kind op, ct_tensor *const *t, int n, bool d
         }
     }
     return 0;
-}
-
-static int
-check_cpu(const ct_pg *pg, pg_op_kind op, ct_tensor *const *t, int n)
-{
-    return check_tensors(pg, op, t, n, op != PG_OP_SEND && op != PG_OP_RECV);
 }
 
 /* c10d's assertTypeAndSizesMatch against (like): `base` is added to the
@@ -131,7 +131,7 @@ check_match(const ct_pg *pg, pg_op_kind op, const ct_tensor *like, ct_tensor *co
 static int
 reduce_check(const ct_pg *pg, ct_dtype d, ct_redop op)
 {
-    return pg_reduce_check_for(pg->be != NULL ? "MPI" : "Gloo", d, op);
+    return pg_reduce_check_for(pg->be != NULL ? pg->be->kind : "Gloo", d, op);
 }
 
 static int
@@ -194,7 +194,7 @@ ct_pg_broadcast(ct_pg *pg, ct_tensor *const *t, int n, int root, unsigned flags)
         fail(pg, op, "invalid root tensor: 0");
         return NULL;
     }
-    if (check_cpu(pg, op, t, n) < 0 || check_match(pg, op, t[0], t + 1, n - 1, 0) < 0) {
+    if (check_devices(pg, op, t, n) < 0 || check_match(pg, op, t[0], t + 1, n - 1, 0) < 0) {
         return NULL;
     }
     ct_work *w = make(pg, op, flags, t, n, NULL, 0);
@@ -215,7 +215,7 @@ ct_pg_allreduce(ct_pg *pg, ct_tensor *const *t, int n, ct_redop rop, unsigned fl
         fail(pg, op, "requires non-empty tensor list");
         return NULL;
     }
-    if (check_cpu(pg, op, t, n) < 0 || check_match(pg, op, t[0], t + 1, n - 1, 0) < 0 ||
+    if (check_devices(pg, op, t, n) < 0 || check_match(pg, op, t[0], t + 1, n - 1, 0) < 0 ||
         reduce_check(pg, t[0]->dtype, rop) < 0) {
         return NULL;
     }
@@ -245,7 +245,7 @@ ct_pg_reduce(ct_pg *pg, ct_tensor *const *t, int n, int root, ct_redop rop,
         fail(pg, op, "requires a single-element tensor list");
         return NULL;
     }
-    if (check_cpu(pg, op, t, n) < 0 || reduce_check(pg, t[0]->dtype, rop) < 0) {
+    if (check_devices(pg, op, t, n) < 0 || reduce_check(pg, t[0]->dtype, rop) < 0) {
         return NULL;
     }
     ct_work *w = make(pg, op, flags, t, n, NULL, 0);
@@ -280,11 +280,11 @@ ct_pg_allgather(ct_pg *pg, const ct_pg_tensors *outputs, int nout, ct_tensor *co
             return NULL;
         }
     }
-    if (check_cpu(pg, op, in, nin) < 0 || check_match(pg, op, in[0], in, nin, 0) < 0) {
+    if (check_devices(pg, op, in, nin) < 0 || check_match(pg, op, in[0], in, nin, 0) < 0) {
         return NULL;
     }
     for (int i = 0; i < nout; i++) {
-        if (check_cpu(pg, op, outputs[i].t, outputs[i].n) < 0 ||
+        if (check_devices(pg, op, outputs[i].t, outputs[i].n) < 0 ||
             check_match(pg, op, in[0], outputs[i].t, outputs[i].n, 0) < 0) {
             return NULL;
         }
@@ -309,7 +309,7 @@ ct_pg_allgather_base(ct_pg *pg, ct_tensor *out, ct_tensor *in, unsigned flags)
 {
     const pg_op_kind op = PG_OP_ALLGATHER_BASE;
     ct_tensor *both[2] = {out, in};
-    if (check_cpu(pg, op, both, 2) < 0) {
+    if (check_devices(pg, op, both, 2) < 0) {
         return NULL;
     }
     if (in->dtype != out->dtype) {
@@ -356,7 +356,7 @@ root_list(const ct_pg *pg, pg_op_kind op, const ct_pg_tensors *lists, int n, int
                     "size of the process group.",
                     dir, lists[0].n, gather ? "Output" : "Input", pg->size);
     }
-    if (check_cpu(pg, op, lists[0].t, pg->size) < 0 ||
+    if (check_devices(pg, op, lists[0].t, pg->size) < 0 ||
         check_match(pg, op, like, lists[0].t, pg->size, 0) < 0) {
         return -1;
     }
@@ -377,7 +377,7 @@ ct_pg_gather(ct_pg *pg, const ct_pg_tensors *outputs, int nout, ct_tensor *const
         fail(pg, op, "requires a single-element input tensor list");
         return NULL;
     }
-    if (check_cpu(pg, op, in, 1) < 0) {
+    if (check_devices(pg, op, in, 1) < 0) {
         return NULL;
     }
     ct_tensor *const *out;
@@ -407,7 +407,7 @@ ct_pg_scatter(ct_pg *pg, ct_tensor *const *out, int nout, const ct_pg_tensors *i
         fail(pg, op, "requires a single-element output tensor list");
         return NULL;
     }
-    if (check_cpu(pg, op, out, 1) < 0) {
+    if (check_devices(pg, op, out, 1) < 0) {
         return NULL;
     }
     ct_tensor *const *in;
@@ -443,7 +443,7 @@ ct_pg_reduce_scatter(ct_pg *pg, ct_tensor *const *out, int nout,
              pg->size, inputs[0].n);
         return NULL;
     }
-    if (check_cpu(pg, op, out, 1) < 0 || check_cpu(pg, op, inputs[0].t, pg->size) < 0 ||
+    if (check_devices(pg, op, out, 1) < 0 || check_devices(pg, op, inputs[0].t, pg->size) < 0 ||
         check_match(pg, op, out[0], inputs[0].t, pg->size, 0) < 0 ||
         reduce_check(pg, out[0]->dtype, rop) < 0) {
         return NULL;
@@ -464,7 +464,7 @@ ct_pg_reduce_scatter_base(ct_pg *pg, ct_tensor *out, ct_tensor *in, ct_redop rop
 {
     const pg_op_kind op = PG_OP_REDUCE_SCATTER_BASE;
     ct_tensor *both[2] = {out, in};
-    if (check_cpu(pg, op, both, 2) < 0) {
+    if (check_devices(pg, op, both, 2) < 0) {
         return NULL;
     }
     if (in->dtype != out->dtype) {
@@ -530,7 +530,7 @@ ct_pg_alltoall_base(ct_pg *pg, ct_tensor *out, ct_tensor *in, const int64_t *out
 {
     const pg_op_kind op = PG_OP_ALLTOALL_BASE;
     ct_tensor *both[2] = {out, in};
-    if (check_cpu(pg, op, both, 2) < 0) {
+    if (check_devices(pg, op, both, 2) < 0) {
         return NULL;
     }
     if (in->dtype != out->dtype) {
@@ -586,7 +586,7 @@ ct_pg_alltoall(ct_pg *pg, ct_tensor *const *out, int nout, ct_tensor *const *in,
             pg->size, nin, nout);
         return NULL;
     }
-    if (check_cpu(pg, op, in, nin) < 0 || check_cpu(pg, op, out, nout) < 0) {
+    if (check_devices(pg, op, in, nin) < 0 || check_devices(pg, op, out, nout) < 0) {
         return NULL;
     }
     for (int q = 0; q < pg->size; q++) {
@@ -626,7 +626,7 @@ p2p(ct_pg *pg, pg_op_kind op, ct_tensor *const *t, int n, int peer, int64_t tag,
         ct_error(CT_ERR_RUNTIME, "%s::send takes a single tensor", pg_name(pg));
         return NULL;
     }
-    if (check_cpu(pg, op, t, 1) < 0) {
+    if (check_devices(pg, op, t, 1) < 0) {
         return NULL;
     }
     const char *what = op == PG_OP_SEND ? "destination" : "source";

@@ -106,6 +106,19 @@ pg_reduce_check_for(const char *be, ct_dtype d, ct_redop op)
     if (ct_dtype_table[d].is_quantized) {
         return ct_error(CT_ERR_RUNTIME, "Invalid scalar type");
     }
+    if (strcmp(be, "NCCL") == 0) {
+        /* NCCL reduces every dtype it carries with SUM, PRODUCT, MIN, MAX
+         * and AVG (bool: SUM as MAX, PRODUCT as MIN); no bitwise ops */
+        if (op == CT_REDOP_AVG && d == CT_DTYPE_BOOL) {
+            return ct_error(CT_ERR_RUNTIME, "Cannot use ReduceOp.AVG with boolean inputs");
+        }
+        if (op == CT_REDOP_BAND || op == CT_REDOP_BOR || op == CT_REDOP_BXOR ||
+            op == CT_REDOP_PREMUL_SUM) {
+            return ct_error(CT_ERR_RUNTIME, "Cannot use ReduceOp.%s with NCCL",
+                            reduce_names[op]);
+        }
+        return 0;
+    }
     /* MPI's AVG is a SUM divided by the group size afterwards */
     bool avg = op == CT_REDOP_AVG && strcmp(be, "MPI") == 0;
     if (avg && !ct_dtype_table[d].is_floating) {

@@ -193,6 +193,9 @@ pg_work_set_tensors(ct_work *w, ct_tensor *const *in, int nin, ct_tensor *const 
     }
     w->nin = nin;
     w->nout = nout;
+    if (w->pg->be != NULL && w->pg->be->device_tensors) {
+        return 0;
+    }
     return stage(w, w->in, nin) < 0 || stage(w, w->out, nout) < 0 ? -1 : 0;
 }
 
@@ -207,6 +210,9 @@ ct_work_decref(ct_work *w)
 {
     if (w == NULL || atomic_fetch_sub(&w->refcnt, 1) != 1) {
         return;
+    }
+    if (w->pg->be != NULL && w->pg->be->release != NULL) {
+        w->pg->be->release(w);
     }
     for (int i = 0; i < w->nin; i++) {
         ct_tensor_decref(w->in[i]);
@@ -233,7 +239,12 @@ ct_work_decref(ct_work *w)
 bool
 ct_work_is_completed(const ct_work *w)
 {
-    return atomic_load(&w->state) != PG_W_PENDING;
+    const pg_backend *be = w->pg->be;
+    if (atomic_load(&w->state) == PG_W_PENDING) {
+        return false;
+    }
+    return atomic_load(&w->state) != PG_W_OK || be == NULL || be->query == NULL ||
+           be->query(w);
 }
 
 bool

@@ -1,6 +1,6 @@
-/* csrc/python/dist_pg.c -- _C.ProcessGroup with its two backends,
- * ProcessGroupGloo and ProcessGroupMPI (only in a build with MPI), and
- * _C.Work.
+/* csrc/python/dist_pg.c -- _C.ProcessGroup with its backends,
+ * ProcessGroupGloo, ProcessGroupNCCL and ProcessGroupMPI (only in a build
+ * with MPI), and _C.Work.
  *
  * Thin: parse the lists of tensors, call the C operation (include/ctorch/
  * c10d.h), wrap the ct_work.  Every operation takes a keyword-only
@@ -41,6 +41,7 @@ typedef struct {
 static PyTypeObject CtPGBase_Type;
 static PyTypeObject CtPG_Type;
 static PyTypeObject CtPGMPI_Type;
+static PyTypeObject CtPGNCCL_Type;
 static PyTypeObject CtWork_Type;
 
 /* A new reference to the ct_store behind a _C.Store (or a Python subclass
@@ -294,14 +295,16 @@ pg_live(PyObject *self)
 
 /* --- ProcessGroupGloo ------------------------------------------------------ */
 
+/* __init__(store, rank, size, timeout) of a backend made by `make`. */
 static int
-pg_init(PyObject *self, PyObject *args, PyObject *kwargs)
+pg_init_with(PyObject *self, PyObject *args, PyObject *kwargs, const char *fmt,
+             ct_pg *(*make)(ct_store *, int, int, int64_t))
 {
     static char *kw[] = {"store", "rank", "size", "timeout", NULL};
     PyObject *store, *timeout = NULL;
     int rank, size;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oii|O:ProcessGroupGloo", kw, &store,
-                                     &rank, &size, &timeout)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, kw, &store, &rank, &size,
+                                     &timeout)) {
         return -1;
     }
     double secs = 1800.0;
@@ -309,7 +312,8 @@ pg_init(PyObject *self, PyObject *args, PyObject *kwargs)
         return -1;
     }
     if (!(secs >= 0) || secs > 1e9) {
-        PyErr_Format(PyExc_ValueError, "ProcessGroupGloo: invalid timeout %f", secs);
+        PyErr_Format(PyExc_ValueError, "%s: invalid timeout %f", Py_TYPE(self)->tp_name,
+                     secs);
         return -1;
     }
     ct_store *s = store_for(store);
@@ -318,7 +322,7 @@ pg_init(PyObject *self, PyObject *args, PyObject *kwargs)
     }
     ct_pg *pg;
     Py_BEGIN_ALLOW_THREADS
-    pg = ct_pg_gloo_new(s, rank, size, (int64_t)llround(secs * 1000.0));
+    pg = make(s, rank, size, (int64_t)llround(secs * 1000.0));
     Py_END_ALLOW_THREADS
     ct_store_decref(s);
     if (pg == NULL) {
@@ -335,6 +339,18 @@ pg_init(PyObject *self, PyObject *args, PyObject *kwargs)
     Py_INCREF(store);
     Py_XSETREF(o->store, store);
     return 0;
+}
+
+static int
+pg_init(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return pg_init_with(self, args, kwargs, "Oii|O:ProcessGroupGloo", ct_pg_gloo_new);
+}
+
+static int
+pg_nccl_init(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return pg_init_with(self, args, kwargs, "Oii|O:ProcessGroupNCCL", ct_pg_nccl_new);
 }
 
 static void
@@ -390,6 +406,13 @@ pg_name(PyObject *self, PyObject *unused)
 {
     (void)self, (void)unused;
     return PyUnicode_FromString("gloo");
+}
+
+static PyObject *
+pg_nccl_name(PyObject *self, PyObject *unused)
+{
+    (void)self, (void)unused;
+    return PyUnicode_FromString("nccl");
 }
 
 static PyObject *
@@ -929,6 +952,11 @@ static PyMethodDef gloo_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static PyMethodDef nccl_methods[] = {
+    {"name", pg_nccl_name, METH_NOARGS, "The backend's name: 'nccl'."},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyMethodDef mpi_methods[] = {
     {"name", pg_mpi_name, METH_NOARGS, "The backend's name: 'mpi'."},
     {"create", (PyCFunction)(void (*)(void))pg_mpi_create,
@@ -978,6 +1006,20 @@ static PyTypeObject CtPGMPI_Type = {
     .tp_doc = "The mpi process group (under mpirun): made by ProcessGroupMPI.create.",
     .tp_base = &CtPGBase_Type,
     .tp_methods = mpi_methods,
+};
+
+static PyTypeObject CtPGNCCL_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ctorch._C.ProcessGroupNCCL",
+    .tp_basicsize = sizeof(CtPGObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "ProcessGroupNCCL(store, rank, size, timeout=1800.0)\n\n"
+              "The nccl process group: collectives on CUDA tensors through NCCL,\n"
+              "loaded at run time (see _nccl_available()).",
+    .tp_base = &CtPGBase_Type,
+    .tp_methods = nccl_methods,
+    .tp_init = pg_nccl_init,
+    .tp_new = PyType_GenericNew,
 };
 
 /* --- Work ------------------------------------------------------------------------ */
@@ -1153,18 +1195,40 @@ static PyTypeObject CtWork_Type = {
     .tp_methods = work_methods,
 };
 
+static PyObject *
+nccl_available_fn(PyObject *self, PyObject *unused)
+{
+    (void)self, (void)unused;
+    bool ok;
+    Py_BEGIN_ALLOW_THREADS
+    ok = ct_nccl_available();
+    Py_END_ALLOW_THREADS
+    return PyBool_FromLong(ok);
+}
+
 int
 ctpy_dist_pg_init(PyObject *m)
 {
     if (PyType_Ready(&CtPGBase_Type) < 0 || PyType_Ready(&CtPG_Type) < 0 ||
-        PyType_Ready(&CtPGMPI_Type) < 0 || PyType_Ready(&CtWork_Type) < 0) {
+        PyType_Ready(&CtPGMPI_Type) < 0 || PyType_Ready(&CtPGNCCL_Type) < 0 ||
+        PyType_Ready(&CtWork_Type) < 0) {
+        return -1;
+    }
+    static PyMethodDef nccl_available = {
+        "_nccl_available", nccl_available_fn, METH_NOARGS,
+        "Whether this build has a CUDA part and NCCL can be loaded (the first call "
+        "loads it)."};
+    PyObject *f = PyCFunction_New(&nccl_available, NULL);
+    if (f == NULL || PyModule_AddObject(m, "_nccl_available", f) < 0) {
+        Py_XDECREF(f);
         return -1;
     }
     if (ct_mpi_available() &&
         PyModule_AddObjectRef(m, "ProcessGroupMPI", (PyObject *)&CtPGMPI_Type) < 0) {
         return -1;
     }
-    if (PyModule_AddObjectRef(m, "ProcessGroup", (PyObject *)&CtPGBase_Type) < 0 ||
+    if (PyModule_AddObjectRef(m, "ProcessGroupNCCL", (PyObject *)&CtPGNCCL_Type) < 0 ||
+        PyModule_AddObjectRef(m, "ProcessGroup", (PyObject *)&CtPGBase_Type) < 0 ||
         PyModule_AddObjectRef(m, "ProcessGroupGloo", (PyObject *)&CtPG_Type) < 0 ||
         PyModule_AddObjectRef(m, "Work", (PyObject *)&CtWork_Type) < 0) {
         return -1;

@@ -90,6 +90,13 @@ ct_pg *ct_pg_gloo_new(ct_store *store, int rank, int size, int64_t timeout_ms);
  * MPI; without it ct_pg_mpi_new fails with PyTorch's message. */
 bool ct_mpi_available(void);
 ct_pg *ct_pg_mpi_new(const int *ranks, int nranks, int64_t timeout_ms, bool *member);
+/* The "nccl" backend (ProcessGroupNCCL, csrc/distributed/pg_nccl.c):
+ * collectives on CUDA tensors through NCCL, loaded at run time (libnccl.so.2,
+ * or the library CTORCH_NCCL_LIB names).  ct_nccl_available() tells whether
+ * this build has a CUDA part and NCCL can be loaded; communicators are made
+ * on first use through `store`. */
+bool ct_nccl_available(void);
+ct_pg *ct_pg_nccl_new(ct_store *store, int rank, int size, int64_t timeout_ms);
 void ct_pg_incref(ct_pg *pg);
 void ct_pg_decref(ct_pg *pg);
 int ct_pg_rank(const ct_pg *pg);

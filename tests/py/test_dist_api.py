@@ -71,7 +71,8 @@ def test_names_and_availability():
     assert dist.is_gloo_available() is True
     # the mpi backend is there when the build found OpenMPI (test_dist_mpi.py)
     assert dist.is_mpi_available() is hasattr(ctorch._C, "ProcessGroupMPI")
-    assert dist.is_nccl_available() is False
+    # nccl: with a CUDA part and an NCCL library to load (test_nccl_fake.py)
+    assert dist.is_nccl_available() is ctorch._C._nccl_available()
     assert dist.is_initialized() is False
     assert dist.group.WORLD is None and dist.GroupMember.WORLD is None
     assert dist.default_pg_timeout == T(minutes=30)
@@ -343,6 +344,7 @@ def test_init_errors_vs_torch(torch_ref, monkeypatch):
 def test_init_backends_not_built(monkeypatch):
     # a build with MPI has the backend (test_dist_mpi.py); here it is not built
     monkeypatch.setattr(dist.distributed_c10d, "_MPI_AVAILABLE", False)
+    monkeypatch.setattr(dist.distributed_c10d, "_NCCL_AVAILABLE", False)
     store = dist.HashStore()
     assert _error(lambda: dist.init_process_group("mpi", store=store, rank=0,
                                                   world_size=1)) == (

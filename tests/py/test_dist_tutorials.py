@@ -702,6 +702,36 @@ def test_gpu_ddp_basic_on_pretend_gpus():
     assert _lines(out) == _lines(cout), out + cout
 
 
+def test_gpu_ddp_basic_over_nccl_on_pretend_gpus():
+    """The tutorial with its backend set to "nccl" (the only edit), over the
+    pretend CUDA part and the pretend NCCL (tests/fake_nccl): two ranks,
+    then one (the issue's world-size-1 run, editing only the size); seeded,
+    the two ranks' weights are the CPU flow's."""
+    import test_nccl_fake
+    env = {k: v for k, v in test_nccl_fake.fake_env().items()
+           if k.startswith("CTORCH_")}
+    source = TUTORIALS["gpu_ddp_basic.py"]
+    assert source.count('"gloo"') == 1
+    source = source.replace('"gloo"', '"nccl"')
+    rc, out, err = run_script("ddp_nccl.py", source, "ctorch", env=env)
+    assert rc == 0, out + err
+    assert _lines(out) == _DDP_RANKS, out + err
+    one = source.replace("run_demo(demo_basic, 2)", "run_demo(demo_basic, 1)")
+    assert one != source
+    rc, out, err = run_script("ddp_nccl_1.py", one, "ctorch", env=env)
+    assert rc == 0, out + err
+    assert _lines(out) == _DDP_RANKS[:1], out + err
+    seeded = _ddp_seeded(source)
+    rc, out, err = run_script("ddp_nccl_seeded.py", seeded, "ctorch", env=env)
+    assert rc == 0, out + err
+    cpu = _ddp_seeded(TUTORIALS["gpu_ddp_basic.py"])
+    for gpu, host in ((".to(rank)", ""), ("DDP(model, device_ids=[rank])", "DDP(model)")):
+        cpu = cpu.replace(gpu, host)
+    crc, cout, cerr = run_script("ddp_cpu.py", cpu, "ctorch")
+    assert crc == 0, cout + cerr
+    assert _lines(out) == _lines(cout), out + cout
+
+
 def test_gpu_ddp_basic_on_cpu():
     """The same DDP flow with the device moves left out trains a step on
     both ranks (and, under PyTorch, gives the same printout)."""

@@ -347,6 +347,7 @@ mpi_free(ct_pg *pg)
 
 static const pg_backend mpi_backend = {
     .name = "ProcessGroupMPI",
+    .kind = "MPI",
     .submit = mpi_submit,
     .wait = mpi_wait,
     .shutdown = mpi_shutdown,

@@ -62,7 +62,7 @@ _MPI_AVAILABLE = hasattr(torch._C, "ProcessGroupMPI")
 if _MPI_AVAILABLE:
     ProcessGroupMPI = torch._C.ProcessGroupMPI
     __all__ += ["ProcessGroupMPI"]
-_NCCL_AVAILABLE = hasattr(torch._C, "ProcessGroupNCCL")
+_NCCL_AVAILABLE = None     # asked of _C on first use (it loads NCCL)
 _GLOO_AVAILABLE = True
 _UCC_AVAILABLE = False
 
@@ -178,11 +178,17 @@ def _update_default_pg(pg):
 
 
 def _get_pg_device(group):
+    """Where the group's object collectives put their tensors: the current
+    CUDA device for nccl, as PyTorch's."""
+    if _check_for_nccl_backend(group):
+        return torch.device("cuda", torch.cuda.current_device())
     return torch.device("cpu")
 
 
 def _check_for_nccl_backend(group):
-    return False
+    pg = group if group is not None and group is not GroupMember.WORLD \
+        else GroupMember.WORLD
+    return pg is not None and type(pg).__name__ == "ProcessGroupNCCL"
 
 
 def _group_and_root(group, rank):
@@ -252,7 +258,11 @@ def is_mpi_available():
 
 
 def is_nccl_available():
-    """Whether the NCCL backend is available."""
+    """Whether the NCCL backend is available: this build has the CUDA part
+    and NCCL (libnccl.so.2, or CTORCH_NCCL_LIB) can be loaded."""
+    global _NCCL_AVAILABLE
+    if _NCCL_AVAILABLE is None:
+        _NCCL_AVAILABLE = hasattr(torch._C, "_nccl_available") and torch._C._nccl_available()
     return _NCCL_AVAILABLE
 
 
@@ -496,7 +506,9 @@ def _new_process_group_helper(group_size, group_rank, global_ranks_in_group, bac
             raise RuntimeError("GLOO options not supported")
         pg = ProcessGroupGloo(prefix_store, group_rank, group_size, seconds)
     elif backend == Backend.NCCL:
-        raise RuntimeError("Distributed package doesn't have NCCL " "built in")
+        if not is_nccl_available():
+            raise RuntimeError("Distributed package doesn't have NCCL " "built in")
+        pg = torch._C.ProcessGroupNCCL(prefix_store, group_rank, group_size, seconds)
     else:
         assert backend.upper() in Backend._plugins, (
             f"Unknown c10d backend type {backend.upper()}")
@@ -1093,18 +1105,21 @@ def _object_to_tensor(obj, device=None):
     # a tensor of ctorch's own storage: the callers resize it
     byte_tensor = torch.empty(len(data), dtype=torch.uint8)
     byte_tensor.numpy()[:] = _np.frombuffer(data, dtype=_np.uint8)
-    return byte_tensor, torch.tensor([byte_tensor.numel()], dtype=torch.long)
+    size = torch.tensor([byte_tensor.numel()], dtype=torch.long)
+    if device is not None and device.type != "cpu":
+        return byte_tensor.to(device), size.to(device)
+    return byte_tensor, size
 
 
 def _tensor_to_object(tensor, tensor_size):
-    buf = tensor.numpy().tobytes()[:int(tensor_size)]
+    buf = tensor.cpu().numpy().tobytes()[:int(tensor_size)]
     return pickle.Unpickler(io.BytesIO(buf)).load()
 
 
 def _gather_sizes(local_size, group):
     """Every rank's object size (an all_gather of one int64 each)."""
     group_size = get_world_size(group=group)
-    sizes = torch.zeros(group_size, dtype=torch.long)
+    sizes = torch.zeros(group_size, dtype=torch.long, device=local_size.device)
     all_gather([sizes[i].unsqueeze(0) for i in range(group_size)], local_size,
                group=group)
     return [int(s) for s in sizes.tolist()]
@@ -1115,11 +1130,12 @@ def all_gather_object(object_list, obj, group=None):
     if _rank_not_in_group(group):
         _warn_not_in_group("all_gather_object")
         return
-    input_tensor, local_size = _object_to_tensor(obj)
+    device = _get_pg_device(group)
+    input_tensor, local_size = _object_to_tensor(obj, device)
     sizes = _gather_sizes(local_size, group)
     group_size, max_size = len(sizes), max(sizes)
     input_tensor.resize_(max_size)
-    out = torch.empty(max_size * group_size, dtype=torch.uint8)
+    out = torch.empty(max_size * group_size, dtype=torch.uint8, device=device)
     outputs = [out[max_size * i:max_size * (i + 1)] for i in range(group_size)]
     all_gather(outputs, input_tensor, group=group)
     for i, tensor in enumerate(outputs):
@@ -1134,14 +1150,15 @@ def gather_object(obj, object_gather_list=None, dst=0, group=None):
         return
     my_rank = get_rank()
     _validate_output_list_for_rank(my_rank, dst, object_gather_list)
-    input_tensor, local_size = _object_to_tensor(obj)
+    device = _get_pg_device(group)
+    input_tensor, local_size = _object_to_tensor(obj, device)
     # all ranks send tensors of the largest size, so every rank needs it
     sizes = _gather_sizes(local_size, group)
     group_size, max_size = len(sizes), max(sizes)
     input_tensor.resize_(max_size)
     outputs = None
     if my_rank == dst:
-        out = torch.empty(max_size * group_size, dtype=torch.uint8)
+        out = torch.empty(max_size * group_size, dtype=torch.uint8, device=device)
         outputs = [out[max_size * i:max_size * (i + 1)] for i in range(group_size)]
     gather(input_tensor, gather_list=outputs, dst=dst, group=group)
     if my_rank != dst:
@@ -1157,17 +1174,20 @@ def broadcast_object_list(object_list, src=0, group=None, device=None):
         _warn_not_in_group("broadcast_object_list")
         return
     my_rank = get_rank()
+    device = torch.device(device) if device is not None else _get_pg_device(group)
     if my_rank == src:
-        tensor_list, size_list = zip(*[_object_to_tensor(obj) for obj in object_list])
+        tensor_list, size_list = zip(*[_object_to_tensor(obj, device)
+                                       for obj in object_list])
         object_sizes_tensor = torch.cat(size_list)
     else:
-        object_sizes_tensor = torch.empty(len(object_list), dtype=torch.long)
+        object_sizes_tensor = torch.empty(len(object_list), dtype=torch.long,
+                                          device=device)
     broadcast(object_sizes_tensor, src=src, group=group)
     if my_rank == src:
         object_tensor = torch.cat(tensor_list)
     else:
         object_tensor = torch.empty(int(object_sizes_tensor.sum().item()),
-                                    dtype=torch.uint8)
+                                    dtype=torch.uint8, device=device)
     broadcast(object_tensor, src=src, group=group)
     if my_rank != src:
         offset = 0
@@ -1189,21 +1209,22 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list, s
         raise RuntimeError("Expected argument scatter_object_output_list to be a list "
                            "of size at least 1.")
     my_rank = get_rank(group)
+    device = _get_pg_device(group)
     if my_rank == src:
-        tensor_list, tensor_sizes = zip(*[_object_to_tensor(obj)
+        tensor_list, tensor_sizes = zip(*[_object_to_tensor(obj, device)
                                           for obj in scatter_object_input_list])
         tensor_list, tensor_sizes = list(tensor_list), list(tensor_sizes)
         max_tensor_size = max(int(s) for s in tensor_sizes)
         for tensor in tensor_list:
             tensor.resize_(max_tensor_size)
-        max_size = torch.tensor([max_tensor_size], dtype=torch.long)
+        max_size = torch.tensor([max_tensor_size], dtype=torch.long, device=device)
     else:
-        max_size = torch.tensor([0], dtype=torch.long)
+        max_size = torch.tensor([0], dtype=torch.long, device=device)
     broadcast(max_size, src=src, group=group)
-    output_tensor = torch.empty(int(max_size.item()), dtype=torch.uint8)
+    output_tensor = torch.empty(int(max_size.item()), dtype=torch.uint8, device=device)
     scatter(output_tensor, scatter_list=None if my_rank != src else tensor_list,
             src=src, group=group)
-    obj_tensor_size = torch.tensor([0], dtype=torch.long)
+    obj_tensor_size = torch.tensor([0], dtype=torch.long, device=device)
     scatter(obj_tensor_size, scatter_list=None if my_rank != src else tensor_sizes,
             src=src, group=group)
     scatter_object_output_list[0] = _tensor_to_object(output_tensor, obj_tensor_size)
