@@ -2,10 +2,19 @@
 
 Without a GPU, PyTorch keeps the module and runs it as is (device_ids is
 [] and there is no output_device); so does this.  With one CUDA device the
-module moves there and inputs follow it.  Splitting a batch over several
-devices (replicate, parallel_apply, gather) needs the CUDA build and is
-not written yet.
+module moves there and inputs follow it.  With several, each forward
+scatters the inputs along `dim` (torch.chunk's pieces), replicates the
+module on the devices that got a piece, applies each replica to its piece
+and gathers the outputs on output_device.  Replicas hold differentiable
+copies of the parameters (their gradients flow back and add up in the
+original parameters, as PyTorch's Broadcast / ReduceAddCoalesced do);
+buffers are copied without a gradient.  The replicas run one after the
+other on this thread: their kernels are queued asynchronously on their
+devices, so the devices still work at once.
 """
+import copy
+import warnings
+from collections import OrderedDict
 from itertools import chain
 
 import ctorch
@@ -73,8 +82,106 @@ class DataParallel(Module):
         if len(self.device_ids) == 1:
             return self.module(*_to(inputs, self.src_device_obj),
                                **_to(kwargs, self.src_device_obj))
-        raise NotImplementedError("ctorch: DataParallel over several CUDA devices is "
-                                  "not implemented; use DistributedDataParallel")
+        inputs, kwargs = scatter_kwargs(inputs, kwargs, self.device_ids, self.dim)
+        if not inputs and not kwargs:
+            inputs, kwargs = ((),), ({},)
+        replicas = replicate(self.module, self.device_ids[:len(inputs)])
+        outputs = parallel_apply(replicas, inputs, kwargs,
+                                 self.device_ids[:len(inputs)])
+        return gather(outputs, self.output_device, dim=self.dim)
+
+
+def _pieces(obj, devices, dim):
+    """obj split for each device: tensors chunked along dim and moved
+    (differentiably), lists/tuples/dicts split element-wise, anything else
+    repeated.  Fewer pieces than devices when a batch is smaller."""
+    if isinstance(obj, ctorch.Tensor):
+        return [c.to(ctorch.device("cuda", d))
+                for c, d in zip(obj.chunk(len(devices), dim), devices)]
+    if isinstance(obj, (tuple, list)) and obj:
+        cols = [_pieces(o, devices, dim) for o in obj]
+        n = min(len(c) for c in cols)
+        return [type(obj)(c[i] for c in cols) if not hasattr(obj, "_fields")
+                else type(obj)(*(c[i] for c in cols)) for i in range(n)]
+    if isinstance(obj, dict) and obj:
+        cols = {k: _pieces(v, devices, dim) for k, v in obj.items()}
+        n = min(len(c) for c in cols.values())
+        return [type(obj)((k, c[i]) for k, c in cols.items()) for i in range(n)]
+    return [obj for _ in devices]
+
+
+def scatter_kwargs(inputs, kwargs, target_gpus, dim=0):
+    """(inputs per device, kwargs per device), padded to the same length."""
+    ins = _pieces(tuple(inputs), target_gpus, dim) if inputs else []
+    kws = _pieces(dict(kwargs), target_gpus, dim) if kwargs else []
+    n = max(len(ins), len(kws))
+    ins = list(ins) + [()] * (n - len(ins))
+    kws = list(kws) + [{}] * (n - len(kws))
+    n = min(n, len(ins), len(kws))
+    return tuple(ins[:n]), tuple(kws[:n])
+
+
+def replicate(network, devices, detach=False):
+    """A copy of `network` on each device, its parameters differentiable
+    copies of the originals (detached with detach=True)."""
+    def copy_to(module, device):
+        r = copy.copy(module)
+        r.__dict__ = dict(module.__dict__)
+        r._parameters = OrderedDict()
+        for k, p in module._parameters.items():
+            if p is None:
+                r._parameters[k] = None
+                continue
+            q = p.to(device)
+            r._parameters[k] = q.detach().requires_grad_(p.requires_grad) if detach else q
+        r._buffers = OrderedDict((k, None if b is None else b.detach().to(device))
+                                 for k, b in module._buffers.items())
+        r._modules = OrderedDict((k, None if m is None else copy_to(m, device))
+                                 for k, m in module._modules.items())
+        r._is_replica = True
+        return r
+    return [copy_to(network, ctorch.device("cuda", _index(d))) for d in devices]
+
+
+def parallel_apply(modules, inputs, kwargs_tup=None, devices=None):
+    """modules[i](*inputs[i], **kwargs_tup[i]) with device i current."""
+    if kwargs_tup is None:
+        kwargs_tup = ({},) * len(modules)
+    if devices is None:
+        devices = [None] * len(modules)
+    outputs = []
+    for m, inp, kw, d in zip(modules, inputs, kwargs_tup, devices):
+        if not isinstance(inp, (list, tuple)):
+            inp = (inp,)
+        if d is None:
+            outputs.append(m(*inp, **kw))
+            continue
+        with ctorch.cuda.device(_index(d)):
+            outputs.append(m(*inp, **kw))
+    return outputs
+
+
+def gather(outputs, target_device, dim=0):
+    """The replicas' outputs joined on target_device along dim (tuples,
+    lists and dicts element-wise)."""
+    device = ctorch.device("cpu") if target_device == -1 else \
+        ctorch.device("cuda", _index(target_device))
+    first = outputs[0]
+    if isinstance(first, ctorch.Tensor):
+        if all(o.dim() == 0 for o in outputs):
+            warnings.warn("Was asked to gather along dimension 0, but all input tensors "
+                          "were scalars; will instead unsqueeze and return a vector.")
+            outputs = [o.view(1) for o in outputs]
+        return ctorch.cat([o.to(device) for o in outputs], dim)
+    if first is None:
+        return None
+    if isinstance(first, dict):
+        return type(first)((k, gather([o[k] for o in outputs], target_device, dim))
+                           for k in first)
+    if isinstance(first, (list, tuple)):
+        items = [gather(list(col), target_device, dim) for col in zip(*outputs)]
+        return type(first)(*items) if hasattr(first, "_fields") else type(first)(items)
+    return outputs
 
 
 def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0,
