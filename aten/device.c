@@ -354,3 +354,119 @@ ct__device_reduce(ct_cuda_reduce_op op, ct_tensor *out, int nkept, const ct_tens
     v[1].ndim = in_n;
     return be->reduce(ct_tensor_device(out).index, stream, op, &v[0], &v[1]);
 }
+
+/* --- indexing along a dim ----------------------------------------------------- */
+
+/* t whole as an indexing kernel's operand (dims as they are, a 0-dim
+ * tensor as one of size 1), with `sizes` in place of t's when given. */
+static int
+along_view(const ct_tensor *t, const int64_t *sizes, ct_cuda_view *v)
+{
+    if (t->ndim > CT_CUDA_MAX_DIMS) {
+        return ct_error(CT_ERR_RUNTIME, "ctorch: a CUDA indexing kernel takes at most %d "
+                        "dimensions, got %d", CT_CUDA_MAX_DIMS, t->ndim);
+    }
+    if (ct_dtype_table[t->dtype].is_quantized) {
+        return ct__no_device_kernel(t);
+    }
+    v->data = ct_tensor_data(t);
+    v->dtype = t->dtype;
+    v->ndim = t->ndim > 0 ? t->ndim : 1;
+    v->sizes[0] = 1;
+    v->strides[0] = 1;
+    for (int d = 0; d < t->ndim; d++) {
+        v->sizes[d] = sizes != NULL ? sizes[d] : t->sizes[d];
+        v->strides[d] = t->strides[d];
+    }
+    return 0;
+}
+
+int
+ct__device_gather(ct_tensor *out, const ct_tensor *in, const ct_tensor *index, int dim)
+{
+    void *stream;
+    ct_cuda_view v[3];
+    if (out->numel == 0) {
+        return 0;
+    }
+    const ct_cuda_backend *be = kernels_for(out, &stream);
+    if (be == NULL || along_view(out, NULL, &v[0]) < 0 || along_view(in, NULL, &v[1]) < 0 ||
+        along_view(index, NULL, &v[2]) < 0) {
+        return -1;
+    }
+    return be->gather(ct_tensor_device(out).index, stream, &v[0], &v[1], &v[2], dim);
+}
+
+int
+ct__device_scatter_add(ct_tensor *self, const ct_tensor *index, const ct_tensor *src, int dim)
+{
+    void *stream;
+    ct_cuda_view v[3];
+    if (index->numel == 0) {
+        return 0;
+    }
+    const ct_cuda_backend *be = kernels_for(self, &stream);
+    /* src's leading part, of the index's sizes, is what is added */
+    if (be == NULL || along_view(self, NULL, &v[0]) < 0 || along_view(index, NULL, &v[1]) < 0 ||
+        along_view(src, index->ndim == src->ndim ? index->sizes : NULL, &v[2]) < 0) {
+        return -1;
+    }
+    return be->scatter_add(ct_tensor_device(self).index, stream, &v[0], &v[1], &v[2], dim);
+}
+
+int
+ct__device_index_check(const ct_tensor *index, int64_t lo, int64_t hi, bool *bad,
+                       int64_t *first)
+{
+    /* (index < lo) | (index >= hi), any of it, read back as one flag */
+    ct_tensor *nlo = ct_scalar_tensor(ct_scalar_int(lo));
+    ct_tensor *nhi = ct_scalar_tensor(ct_scalar_int(hi));
+    ct_tensor *below = nlo ? ct_binary(CT_BINARY_LT, index, nlo, ct_scalar_int(1), NULL,
+                                       CT_OUT_NEW) : NULL;
+    ct_tensor *above = nhi ? ct_binary(CT_BINARY_GE, index, nhi, ct_scalar_int(1), NULL,
+                                       CT_OUT_NEW) : NULL;
+    ct_tensor *out = below && above ? ct_binary(CT_BINARY_LOGICAL_OR, below, above,
+                                                ct_scalar_int(1), NULL, CT_OUT_NEW) : NULL;
+    ct_tensor *any = out ? ct_any(out, 0, NULL, false) : NULL;
+    ct_tensor *flag = any ? ct_to_device(any, ct_device_cpu()) : NULL;
+    ct_tensor *host = NULL;
+    int rc = -1;
+    if (flag == NULL) {
+        goto done;
+    }
+    *bad = ct_scalar_to_int(ct_tensor_item_at(flag, 0)) != 0;
+    rc = 0;
+    if (*bad) {
+        /* an error is coming: find the value it names on the host */
+        host = ct_to_device(index, ct_device_cpu());
+        rc = host != NULL ? 0 : -1;
+        for (int64_t i = 0; host != NULL && i < host->numel; i++) {
+            int64_t x = ct_scalar_to_int(ct_tensor_item_at(host, i));
+            if (x < lo || x >= hi) {
+                *first = x;
+                break;
+            }
+        }
+    }
+done:
+    ct_tensor_decref(host);
+    ct_tensor_decref(flag);
+    ct_tensor_decref(any);
+    ct_tensor_decref(out);
+    ct_tensor_decref(above);
+    ct_tensor_decref(below);
+    ct_tensor_decref(nhi);
+    ct_tensor_decref(nlo);
+    return rc;
+}
+
+ct_tensor *
+ct__device_zeros(int ndim, const int64_t *sizes, ct_dtype dtype, ct_device device)
+{
+    ct_tensor *z = ct_empty(ndim, sizes, dtype, device);
+    if (z != NULL && ct_fill_(z, ct_scalar_int(0)) < 0) {
+        ct_tensor_decref(z);
+        return NULL;
+    }
+    return z;
+}

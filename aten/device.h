@@ -74,4 +74,56 @@ ct_tensor *ct__device_nll_loss_backward(const ct_tensor *grad, const ct_tensor *
                                         ct_reduction reduction, int64_t ignore_index,
                                         const ct_tensor *total_weight);
 
+/* aten/device_norm.c: batch / layer / group norm on a device, called by
+ * the entry points of aten/cpu/norm_layers.c after their checks, with
+ * their arguments and results (include/ctorch/ops_nn.h); each first checks
+ * that its operands share one device. */
+int ct__device_batch_norm(const ct_tensor *input, const ct_tensor *weight,
+                          const ct_tensor *bias, ct_tensor *running_mean,
+                          ct_tensor *running_var, bool training, double momentum,
+                          double eps, ct_tensor **out, ct_tensor **save_mean,
+                          ct_tensor **save_invstd);
+int ct__device_batch_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
+                                   const ct_tensor *weight, const ct_tensor *running_mean,
+                                   const ct_tensor *running_var, const ct_tensor *save_mean,
+                                   const ct_tensor *save_invstd, bool training, double eps,
+                                   const bool mask[3], ct_tensor **grad_input,
+                                   ct_tensor **grad_weight, ct_tensor **grad_bias);
+/* (layer norm over input's last nshape dims, checked against the
+ * normalized shape by the caller) */
+int ct__device_layer_norm(const ct_tensor *input, int nshape, const ct_tensor *weight,
+                          const ct_tensor *bias, double eps, ct_tensor **out,
+                          ct_tensor **mean, ct_tensor **rstd);
+int ct__device_layer_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
+                                   int nshape, const int64_t *normalized_shape,
+                                   const ct_tensor *mean, const ct_tensor *rstd,
+                                   const ct_tensor *weight, const bool mask[3],
+                                   ct_tensor **grad_input, ct_tensor **grad_weight,
+                                   ct_tensor **grad_bias);
+int ct__device_group_norm(const ct_tensor *input, const ct_tensor *weight,
+                          const ct_tensor *bias, int64_t group, double eps, ct_tensor **out,
+                          ct_tensor **mean, ct_tensor **rstd);
+int ct__device_group_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
+                                   const ct_tensor *mean, const ct_tensor *rstd,
+                                   const ct_tensor *weight, int64_t group, const bool mask[3],
+                                   ct_tensor **grad_input, ct_tensor **grad_weight,
+                                   ct_tensor **grad_bias);
+
+/* The indexing kernels (c10/cuda/backend.h) on the first operand's device
+ * and current stream, dim already wrapped, index int64, operands on one
+ * device and shaped as the table says (a 0-dim one counts as one dim of
+ * size 1), indices checked.  gather fills out (index's shape) from in;
+ * scatter_add adds src's leading part (index's shape) into self. */
+int ct__device_gather(ct_tensor *out, const ct_tensor *in, const ct_tensor *index, int dim);
+int ct__device_scatter_add(ct_tensor *self, const ct_tensor *index, const ct_tensor *src,
+                           int dim);
+/* Whether an integer index on a device has a value outside [lo, hi): one
+ * device reduction and one host read into *bad; when it has, *first is the
+ * first such value (row-major), read from a host copy.  0, or -1 with the
+ * error set. */
+int ct__device_index_check(const ct_tensor *index, int64_t lo, int64_t hi, bool *bad,
+                           int64_t *first);
+/* zeros on device (a fill kernel there). */
+ct_tensor *ct__device_zeros(int ndim, const int64_t *sizes, ct_dtype dtype, ct_device device);
+
 #endif

@@ -12,38 +12,9 @@
  * Sums are the device's, so results agree with the CPU's to rounding, not
  * bit for bit (PyTorch's CUDA and CPU results differ the same way).
  */
-#include "aten/device.h"
-
-#include <assert.h>
+#include "aten/device_compose.h"
 
 #include <ctorch/ops_nn.h>
-#include <ctorch/ops_reduce.h>
-
-/* The temporaries of one composite, released together. */
-#define TEMPS_MAX 32
-typedef struct {
-    ct_tensor *t[TEMPS_MAX];
-    int n;
-} temps;
-
-static ct_tensor *
-tmp(temps *s, ct_tensor *t)
-{
-    assert(s->n < TEMPS_MAX);
-    if (t != NULL) {
-        s->t[s->n++] = t;
-    }
-    return t;
-}
-
-static void
-temps_free(temps *s)
-{
-    for (int i = 0; i < s->n; i++) {
-        ct_tensor_decref(s->t[i]);
-    }
-    s->n = 0;
-}
 
 /* t as a new reference owned by the caller (t owned by s). */
 static ct_tensor *
@@ -55,44 +26,10 @@ give(ct_tensor *t)
     return t;
 }
 
-static ct_dtype
-accumulate_dtype(ct_dtype dt)
-{
-    return dt == CT_DTYPE_FLOAT16 || dt == CT_DTYPE_BFLOAT16 ? CT_DTYPE_FLOAT32 : dt;
-}
-
-/* A 0-dim CPU number; binary ops move it to their device. */
-static ct_tensor *
-number(temps *s, ct_scalar v)
-{
-    return tmp(s, ct_scalar_tensor(v));
-}
-
-static ct_tensor *
-binary(temps *s, ct_binary_op op, const ct_tensor *a, const ct_tensor *b)
-{
-    if (a == NULL || b == NULL) {
-        return NULL;
-    }
-    return tmp(s, ct_binary(op, a, b, ct_scalar_int(1), NULL, CT_OUT_NEW));
-}
-
-static ct_tensor *
-unary(temps *s, ct_unary_op op, const ct_tensor *t)
-{
-    return t != NULL ? tmp(s, ct_unary(op, t, NULL, CT_OUT_NEW)) : NULL;
-}
-
 static ct_tensor *
 sum_dim(temps *s, const ct_tensor *t, int64_t dim, bool keepdim)
 {
-    return t != NULL ? tmp(s, ct_sum(t, 1, &dim, keepdim, CT_DTYPE_COUNT)) : NULL;
-}
-
-static ct_tensor *
-as_dtype(temps *s, const ct_tensor *t, ct_dtype dt)
-{
-    return t != NULL ? tmp(s, ct_to_dtype(t, dt, false)) : NULL;
+    return sum_over(s, t, 1, &dim, keepdim);
 }
 
 /* t viewed as one dim when it has none, so that dim 0 exists. */
@@ -108,7 +45,7 @@ at_least_1d(temps *s, const ct_tensor *t)
 static ct_tensor *
 finish(temps *s, const ct_tensor *r, ct_dtype dt, const ct_tensor *like)
 {
-    ct_tensor *c = as_dtype(s, r, dt);
+    ct_tensor *c = in_dtype(s, r, dt);
     c = c != NULL ? tmp(s, ct_contiguous(c)) : NULL;
     return c != NULL ? ct_reshape(c, like->ndim, like->sizes) : NULL;
 }
@@ -124,13 +61,13 @@ ct__device_softmax(const ct_tensor *t, int dim, bool log)
     /* softmax: e / sum e, log_softmax: (x - max) - log(sum e), with
      * e = exp(x - max) along dim */
     int64_t d = dim;
-    ct_tensor *x = as_dtype(&s, at_least_1d(&s, t), accumulate_dtype(t->dtype));
+    ct_tensor *x = in_dtype(&s, at_least_1d(&s, t), accumulate_dtype(t->dtype));
     ct_tensor *m = x != NULL ? tmp(&s, ct_amax(x, 1, &d, true)) : NULL;
     ct_tensor *shifted = m != NULL ? tmp(&s, ct_sub(x, m, ct_scalar_int(1))) : NULL;
-    ct_tensor *e = unary(&s, CT_UNARY_EXP, shifted);
+    ct_tensor *e = un(&s, CT_UNARY_EXP, shifted);
     ct_tensor *z = sum_dim(&s, e, d, true);
-    ct_tensor *y = log ? binary(&s, CT_BINARY_SUB, shifted, unary(&s, CT_UNARY_LOG, z))
-                       : binary(&s, CT_BINARY_DIV, e, z);
+    ct_tensor *y = log ? bin(&s, CT_BINARY_SUB, shifted, un(&s, CT_UNARY_LOG, z))
+                       : bin(&s, CT_BINARY_DIV, e, z);
     if (y != NULL) {
         r = finish(&s, y, t->dtype, t);
     }
@@ -154,16 +91,16 @@ ct__device_softmax_backward(const ct_tensor *grad, const ct_tensor *output, int 
     /* softmax: (g - sum(g y)) y; log_softmax: g - exp(y) sum(g) */
     int64_t d = dim;
     ct_dtype acc = accumulate_dtype(output->dtype);
-    ct_tensor *g = as_dtype(&s, at_least_1d(&s, grad), acc);
-    ct_tensor *y = as_dtype(&s, at_least_1d(&s, output), acc);
+    ct_tensor *g = in_dtype(&s, at_least_1d(&s, grad), acc);
+    ct_tensor *y = in_dtype(&s, at_least_1d(&s, output), acc);
     ct_tensor *gi;
     if (log) {
-        ct_tensor *p = unary(&s, CT_UNARY_EXP, y);
-        gi = binary(&s, CT_BINARY_SUB, g, binary(&s, CT_BINARY_MUL, p, sum_dim(&s, g, d, true)));
+        ct_tensor *p = un(&s, CT_UNARY_EXP, y);
+        gi = bin(&s, CT_BINARY_SUB, g, bin(&s, CT_BINARY_MUL, p, sum_dim(&s, g, d, true)));
     }
     else {
-        ct_tensor *dot = sum_dim(&s, binary(&s, CT_BINARY_MUL, g, y), d, true);
-        gi = binary(&s, CT_BINARY_MUL, binary(&s, CT_BINARY_SUB, g, dot), y);
+        ct_tensor *dot = sum_dim(&s, bin(&s, CT_BINARY_MUL, g, y), d, true);
+        gi = bin(&s, CT_BINARY_MUL, bin(&s, CT_BINARY_SUB, g, dot), y);
     }
     if (gi != NULL) {
         r = finish(&s, gi, output->dtype, output);
@@ -193,31 +130,16 @@ typedef struct {
 static int
 nll_targets_ok(temps *s, const ct_tensor *t, int64_t C, int64_t ignore)
 {
-    ct_tensor *low = binary(s, CT_BINARY_LT, t, number(s, ct_scalar_int(0)));
-    ct_tensor *high = binary(s, CT_BINARY_GE, t, number(s, ct_scalar_int(C)));
-    ct_tensor *out = binary(s, CT_BINARY_LOGICAL_OR, low, high);
-    ct_tensor *bad = binary(s, CT_BINARY_LOGICAL_AND, out,
-                            binary(s, CT_BINARY_NE, t, number(s, ct_scalar_int(ignore))));
-    ct_tensor *any = bad != NULL ? tmp(s, ct_any(bad, 0, NULL, false)) : NULL;
-    ct_tensor *flag = any != NULL ? tmp(s, ct_to_device(any, ct_device_cpu())) : NULL;
-    if (flag == NULL) {
+    /* ignored targets stand in as class 0 */
+    ct_tensor *ig = bin(s, CT_BINARY_EQ, t, scalar(s, ct_scalar_int(ignore)));
+    ct_tensor *zero = scalar(s, ct_scalar_int(0));
+    ct_tensor *kept = ig != NULL && zero != NULL ? tmp(s, ct_where(ig, zero, t)) : NULL;
+    bool bad = false;
+    int64_t v = 0;
+    if (kept == NULL || ct__device_index_check(kept, 0, C, &bad, &v) < 0) {
         return -1;
     }
-    if (ct_scalar_to_int(ct_tensor_item_at(flag, 0)) == 0) {
-        return 0;
-    }
-    ct_tensor *host = tmp(s, ct_to_device(t, ct_device_cpu()));
-    ct_tensor *hc = host != NULL ? tmp(s, ct_contiguous(host)) : NULL;
-    if (hc == NULL) {
-        return -1;
-    }
-    const int64_t *tp = (const int64_t *)ct_tensor_data(hc);
-    for (int64_t i = 0; i < hc->numel; i++) {
-        if (tp[i] != ignore && (tp[i] < 0 || tp[i] >= C)) {
-            return ct_error(CT_ERR_INDEX, "Target %lld is out of bounds.", (long long)tp[i]);
-        }
-    }
-    return 0;
+    return bad ? ct_error(CT_ERR_INDEX, "Target %lld is out of bounds.", (long long)v) : 0;
 }
 
 static int
@@ -226,7 +148,7 @@ nll_prepare(temps *s, const ct_tensor *input, const ct_tensor *target,
 {
     p->cd = input->ndim == 1 ? 0 : 1;
     int64_t C = input->sizes[p->cd];
-    ct_tensor *t = as_dtype(s, target, CT_DTYPE_INT64);
+    ct_tensor *t = in_dtype(s, target, CT_DTYPE_INT64);
     if (t == NULL || nll_targets_ok(s, t, C, ignore) < 0) {
         return -1;
     }
@@ -241,10 +163,10 @@ nll_prepare(temps *s, const ct_tensor *input, const ct_tensor *target,
                                       CT_DTYPE_INT64));
     ct_tensor *cd = cls != NULL ? tmp(s, ct_to_device(cls, ct_tensor_device(input))) : NULL;
     ct_tensor *cv = cd != NULL ? tmp(s, ct_view(cd, nd, shape)) : NULL;
-    ct_tensor *kept = binary(s, CT_BINARY_NE, p->tb, number(s, ct_scalar_int(ignore)));
-    p->pick = binary(s, CT_BINARY_LOGICAL_AND, binary(s, CT_BINARY_EQ, p->tb, cv), kept);
-    ct_tensor *z = number(s, ct_scalar_int(0));
-    p->zero = z != NULL ? as_dtype(s, tmp(s, ct_to_device(z, ct_tensor_device(input))),
+    ct_tensor *kept = bin(s, CT_BINARY_NE, p->tb, scalar(s, ct_scalar_int(ignore)));
+    p->pick = bin(s, CT_BINARY_LOGICAL_AND, bin(s, CT_BINARY_EQ, p->tb, cv), kept);
+    ct_tensor *z = scalar(s, ct_scalar_int(0));
+    p->zero = z != NULL ? in_dtype(s, tmp(s, ct_to_device(z, ct_tensor_device(input))),
                                    input->dtype)
                         : NULL;
     if (p->pick == NULL || p->zero == NULL) {
@@ -259,7 +181,7 @@ nll_prepare(temps *s, const ct_tensor *input, const ct_tensor *target,
     else {
         int64_t one = 1;
         ct_tensor *k = input->ndim == 1 ? kept : tmp(s, ct_squeeze(kept, &one));
-        p->wsel = as_dtype(s, k, input->dtype);
+        p->wsel = in_dtype(s, k, input->dtype);
     }
     return p->wsel != NULL ? 0 : -1;
 }
@@ -280,8 +202,8 @@ ct__device_nll_loss(const ct_tensor *input, const ct_tensor *target, const ct_te
     /* each target's -input[class] * weight[class], 0 when ignored */
     ct_tensor *x = tmp(&s, ct_where(p.pick, input, p.zero));
     ct_tensor *picked = sum_dim(&s, x, p.cd, false);
-    ct_tensor *loss = unary(&s, CT_UNARY_NEG,
-                            weight != NULL ? binary(&s, CT_BINARY_MUL, picked, p.wsel)
+    ct_tensor *loss = un(&s, CT_UNARY_NEG,
+                            weight != NULL ? bin(&s, CT_BINARY_MUL, picked, p.wsel)
                                            : picked);
     if (loss == NULL) {
         goto done;
@@ -293,7 +215,7 @@ ct__device_nll_loss(const ct_tensor *input, const ct_tensor *target, const ct_te
     else {
         ct_tensor *tw = tmp(&s, ct_sum(p.wsel, 0, NULL, false, CT_DTYPE_COUNT));
         ct_tensor *sum = tmp(&s, ct_sum(loss, 0, NULL, false, CT_DTYPE_COUNT));
-        *output = give(reduction == CT_REDUCTION_MEAN ? binary(&s, CT_BINARY_DIV, sum, tw)
+        *output = give(reduction == CT_REDUCTION_MEAN ? bin(&s, CT_BINARY_DIV, sum, tw)
                                                       : sum);
         *total_weight = give(tw);
     }
@@ -328,18 +250,18 @@ ct__device_nll_loss_backward(const ct_tensor *grad, const ct_tensor *input,
     /* -weight[class] * g at each counted target's class, 0 elsewhere; g is
      * the element's gradient (none), or the one gradient over the total
      * weight (mean) */
-    ct_tensor *g = as_dtype(&s, grad, input->dtype);
+    ct_tensor *g = in_dtype(&s, grad, input->dtype);
     if (reduction == CT_REDUCTION_NONE && g != NULL && input->ndim > 1) {
         g = tmp(&s, ct_unsqueeze(g, 1));
     }
     else if (g != NULL) {
         g = tmp(&s, ct_reshape(g, 0, NULL));
         if (g != NULL && reduction == CT_REDUCTION_MEAN) {
-            g = binary(&s, CT_BINARY_DIV, g, as_dtype(&s, total_weight, input->dtype));
+            g = bin(&s, CT_BINARY_DIV, g, in_dtype(&s, total_weight, input->dtype));
         }
     }
-    ct_tensor *v = p.wb != NULL ? binary(&s, CT_BINARY_MUL, p.wb, g) : g;
-    v = unary(&s, CT_UNARY_NEG, v);
+    ct_tensor *v = p.wb != NULL ? bin(&s, CT_BINARY_MUL, p.wb, g) : g;
+    v = un(&s, CT_UNARY_NEG, v);
     if (v != NULL) {
         r = ct_where(p.pick, v, p.zero);
     }

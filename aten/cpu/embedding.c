@@ -117,11 +117,12 @@ flat_indices(const ct_tensor *indices)
 ct_tensor *
 ct_embedding(const ct_tensor *weight, const ct_tensor *indices)
 {
-    if (ct__host_only((const ct_tensor *const[]){weight, indices}, 2) < 0) {
-        return NULL;
-    }
     if (check_weight_2d(false, weight) < 0 ||
         check_indices("embedding", 1, "indices", indices) < 0) {
+        return NULL;
+    }
+    /* on a device: index_select's device path (a gather) does the rest */
+    if (ct__same_device((const ct_tensor *const[]){weight, indices}, 2) < 0) {
         return NULL;
     }
     if (indices->ndim == 1) {
@@ -154,14 +155,99 @@ ct_embedding(const ct_tensor *weight, const ct_tensor *indices)
     return rows;
 }
 
+/* The dense backward on a device: grad's rows (zeroed at padding_idx,
+ * scaled by 1 / count with scale_grad_by_freq) added into zeros at their
+ * indices with the scatter_add kernel.  Its atomics add a row's repeated
+ * indices in no set order, so float sums may differ from the CPU's (and
+ * from run to run) in rounding, as PyTorch's CUDA backward may. */
+static ct_tensor *
+dense_backward_device(const ct_tensor *grad, const ct_tensor *indices, int64_t num_weights,
+                      int64_t padding_idx, bool scale_grad_by_freq)
+{
+    if (ct__same_device((const ct_tensor *const[]){grad, indices}, 2) < 0) {
+        return NULL;
+    }
+    ct_device dev = ct_tensor_device(grad);
+    int64_t D = grad->ndim > 0 ? grad->sizes[grad->ndim - 1] : 1;
+    int64_t K = indices->numel;
+    int64_t gshape[2] = {K, D}, kshape[2] = {K, 1}, wshape[2] = {num_weights, D};
+    if (grad->numel != K * D) {
+        ct_error(CT_ERR_RUNTIME, "embedding_backward: grad has %lld elements, expected %lld",
+                 (long long)grad->numel, (long long)(K * D));
+        return NULL;
+    }
+    bool bad = false;
+    int64_t first = 0;
+    ct_tensor *flat = flat_indices(indices);
+    ct_tensor *idx = flat != NULL ? ct_view(flat, 1, &K) : NULL;
+    ct_tensor_decref(flat);
+    if (idx == NULL || ct__device_index_check(idx, 0, num_weights, &bad, &first) < 0) {
+        ct_tensor_decref(idx);
+        return NULL;
+    }
+    if (bad) {
+        ct_tensor_decref(idx);
+        ct_error(CT_ERR_INDEX, "index out of range in self");
+        return NULL;
+    }
+    /* temporaries, released together */
+    ct_tensor *t[10] = {NULL};
+    ct_tensor *gw = NULL;
+    ct_tensor *col = t[0] = ct_view(idx, 2, kshape);
+    ct_tensor *g = t[1] = ct_reshape(grad, 2, gshape);
+    ct_tensor *pad = t[2] = ct_scalar_tensor(ct_scalar_int(padding_idx));
+    ct_tensor *keep = t[3] = col && pad ? ct_binary(CT_BINARY_NE, col, pad, ct_scalar_int(1),
+                                                    NULL, CT_OUT_NEW) : NULL;
+    ct_tensor *zero = t[4] = ct__device_zeros(0, NULL, grad->dtype, dev);
+    ct_tensor *rows = t[5] = keep && g && zero ? ct_where(keep, g, zero) : NULL;
+    if (rows != NULL && scale_grad_by_freq) {
+        /* count[w] = how often w occurs; each row scaled by 1 / count */
+        ct_tensor *ones = t[6] = ct_ones(1, &K, CT_DTYPE_FLOAT64);
+        ct_tensor *od = t[7] = ones ? ct_to_device(ones, dev) : NULL;
+        ct_tensor *counts = t[8] = od ? ct__device_zeros(1, &num_weights, CT_DTYPE_FLOAT64,
+                                                         dev) : NULL;
+        ct_tensor *per = NULL;
+        if (counts != NULL && ct__device_scatter_add(counts, idx, od, 0) == 0) {
+            /* (a gather: the indices are checked already) */
+            ct_tensor *c = ct_empty(1, &K, CT_DTYPE_FLOAT64, dev);
+            if (c != NULL && ct__device_gather(c, counts, idx, 0) < 0) {
+                ct_tensor_decref(c);
+                c = NULL;
+            }
+            ct_tensor *cv = c ? ct_view(c, 2, kshape) : NULL;
+            ct_tensor *one = ct_scalar_tensor(ct_scalar_float(1.0));
+            ct_tensor *inv = cv && one ? ct_binary(CT_BINARY_DIV, one, cv, ct_scalar_int(1),
+                                                   NULL, CT_OUT_NEW) : NULL;
+            per = inv ? ct_to_dtype(inv, grad->dtype, false) : NULL;
+            ct_tensor_decref(inv);
+            ct_tensor_decref(one);
+            ct_tensor_decref(cv);
+            ct_tensor_decref(c);
+        }
+        t[9] = per;
+        ct_tensor *scaled = per ? ct_mul(rows, per) : NULL;
+        ct_tensor_decref(rows);
+        rows = t[5] = scaled;
+    }
+    ct_tensor *e = rows ? ct_expand(col, 2, gshape) : NULL;
+    gw = e ? ct__device_zeros(2, wshape, grad->dtype, dev) : NULL;
+    if (gw != NULL && ct__device_scatter_add(gw, e, rows, 0) < 0) {
+        ct_tensor_decref(gw);
+        gw = NULL;
+    }
+    ct_tensor_decref(e);
+    for (int i = 0; i < 10; i++) {
+        ct_tensor_decref(t[i]);
+    }
+    ct_tensor_decref(idx);
+    return gw;
+}
+
 ct_tensor *
 ct_embedding_dense_backward(const ct_tensor *grad, const ct_tensor *indices,
                             int64_t num_weights, int64_t padding_idx,
                             bool scale_grad_by_freq)
 {
-    if (ct__host_only((const ct_tensor *const[]){grad, indices}, 2) < 0) {
-        return NULL;
-    }
     ct_tensor *idx = NULL, *g = NULL, *gw = NULL;
     int64_t *counts = NULL;
 
@@ -173,6 +259,10 @@ ct_embedding_dense_backward(const ct_tensor *grad, const ct_tensor *indices,
                  "\"embedding_dense_backward\" not implemented for '%s'",
                  ct_dtype_table[grad->dtype].legacy);
         return NULL;
+    }
+    if (ct__is_device(grad) || ct__is_device(indices)) {
+        return dense_backward_device(grad, indices, num_weights, padding_idx,
+                                     scale_grad_by_freq);
     }
     int64_t D = grad->ndim > 0 ? grad->sizes[grad->ndim - 1] : 1;
     int64_t K = indices->numel;

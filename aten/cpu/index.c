@@ -471,12 +471,175 @@ done:
     return rc;
 }
 
+/* --- device operands: the kernels of c10/cuda/backend.h ----------------------
+ * Each entry point makes its checks first, then branches here.  Indices
+ * are checked on the device with one host read of a flag
+ * (ct__device_index_check), raising the CPU's error for the first bad one;
+ * a kernel never sees an index outside its tensor. */
+
+/* 0, or -1 with the CPU's error when index (on a device) has a value
+ * outside [lo, hi); `along` says which of the two messages: gather's and
+ * scatter's (naming the value, dim d and size hi) or index_select's. */
+static int
+device_indices_ok(const ct_tensor *index, int64_t lo, int64_t hi, bool along, int d)
+{
+    bool bad = false;
+    int64_t v = 0;
+    if (ct__device_index_check(index, lo, hi, &bad, &v) < 0) {
+        return -1;
+    }
+    if (!bad) {
+        return 0;
+    }
+    if (along) {
+        return ct_error(CT_ERR_RUNTIME, "index %lld is out of bounds for dimension %d with "
+                        "size %lld", (long long)v, d, (long long)hi);
+    }
+    return ct_error(CT_ERR_INDEX, "index out of range in self");
+}
+
+static ct_tensor *
+gather_device(const ct_tensor *t, int d, const ct_tensor *index)
+{
+    if (ct__same_device((const ct_tensor *const[]){t, index}, 2) < 0 ||
+        device_indices_ok(index, 0, t->ndim ? t->sizes[d] : 1, true, d) < 0) {
+        return NULL;
+    }
+    ct_tensor *r = ct_empty(index->ndim, index->sizes, t->dtype, ct_tensor_device(t));
+    if (r != NULL && ct__device_gather(r, t, index, d) < 0) {
+        ct_tensor_decref(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* index (1-dim, int64 or int32, checked to lie in [-size, size)) as
+ * int64 with the negative values wrapped, viewed along dim d of an ndim
+ * tensor and expanded to `sizes` (d's size the index's length). */
+static ct_tensor *
+along_index(const ct_tensor *index, int64_t size, int ndim, int d, const int64_t *sizes)
+{
+    int64_t vs[CT_MAX_DIMS];
+    ct_tensor *l = ct_to_dtype(index, CT_DTYPE_INT64, false);
+    ct_tensor *n = ct_scalar_tensor(ct_scalar_int(0));
+    ct_tensor *neg = l && n ? ct_binary(CT_BINARY_LT, l, n, ct_scalar_int(1), NULL,
+                                        CT_OUT_NEW) : NULL;
+    ct_tensor *s = ct_scalar_tensor(ct_scalar_int(size));
+    ct_tensor *up = l && s ? ct_add(l, s, ct_scalar_int(1)) : NULL;
+    ct_tensor *w = neg && up ? ct_where(neg, up, l) : NULL;
+    ct_tensor *c = w ? ct_contiguous(w) : NULL;
+    ct_tensor *v = NULL, *e = NULL;
+    for (int k = 0; k < ndim; k++) {
+        vs[k] = k == d ? index->numel : 1;
+    }
+    v = c ? ct_view(c, ndim, vs) : NULL;
+    e = v ? ct_expand(v, ndim, sizes) : NULL;
+    ct_tensor_decref(v);
+    ct_tensor_decref(c);
+    ct_tensor_decref(w);
+    ct_tensor_decref(up);
+    ct_tensor_decref(s);
+    ct_tensor_decref(neg);
+    ct_tensor_decref(n);
+    ct_tensor_decref(l);
+    return e;
+}
+
+/* index_select as a gather with the index expanded across t's other dims;
+ * t has at least one dim. */
+static ct_tensor *
+index_select_device(const ct_tensor *t, int d, const ct_tensor *index)
+{
+    int64_t sizes[CT_MAX_DIMS];
+    if (ct__same_device((const ct_tensor *const[]){t, index}, 2) < 0 ||
+        device_indices_ok(index, -t->sizes[d], t->sizes[d], false, d) < 0) {
+        return NULL;
+    }
+    memcpy(sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+    sizes[d] = index->numel;
+    ct_tensor *e = along_index(index, t->sizes[d], t->ndim, d, sizes);
+    ct_tensor *r = e ? ct_empty(t->ndim, sizes, t->dtype, ct_tensor_device(t)) : NULL;
+    if (r != NULL && ct__device_gather(r, t, e, d) < 0) {
+        ct_tensor_decref(r);
+        r = NULL;
+    }
+    ct_tensor_decref(e);
+    return r;
+}
+
+/* scatter_(dim, index, src, reduce="add") with the scatter_add kernel. */
+static int
+scatter_add_device(ct_tensor *t, int d, const ct_tensor *index, const ct_tensor *src)
+{
+    if (ct__same_device((const ct_tensor *const[]){t, index, src}, 3) < 0) {
+        return -1;
+    }
+    /* the kernel reads src over the index's sizes (autograd's writers
+     * check this; the CPU kernel leaves it to them) */
+    bool fits = src->ndim == index->ndim;
+    for (int k = 0; k < index->ndim && fits; k++) {
+        fits = index->sizes[k] <= src->sizes[k];
+    }
+    if (!fits) {
+        char b1[256], b2[256], b3[256];
+        return ct_error(CT_ERR_RUNTIME, "Expected index %s to be smaller than self %s "
+                        "apart from dimension %d and to be smaller size than src %s",
+                        ct_format_sizes(index->ndim, index->sizes, b1, sizeof b1),
+                        ct_format_sizes(t->ndim, t->sizes, b2, sizeof b2), d,
+                        ct_format_sizes(src->ndim, src->sizes, b3, sizeof b3));
+    }
+    if (device_indices_ok(index, 0, t->ndim ? t->sizes[d] : 1, true, d) < 0) {
+        return -1;
+    }
+    return ct__device_scatter_add(t, index, src, d);
+}
+
+/* index_add_: src * alpha (in t's dtype; float16 rounds the product, as
+ * the CPU's alpha form) added with the scatter_add kernel along d, the
+ * index expanded over src's slices. */
+static int
+index_add_device(ct_tensor *t, int d, const ct_tensor *index, const ct_tensor *src,
+                 ct_scalar alpha)
+{
+    int64_t one = 1, sizes[CT_MAX_DIMS];
+    if (ct__same_device((const ct_tensor *const[]){t, index, src}, 3) < 0) {
+        return -1;
+    }
+    int64_t size = t->ndim ? t->sizes[d] : 1;
+    if (device_indices_ok(index, -size, size, false, d) < 0) {
+        return -1;
+    }
+    /* a 0-dim t is one element along dim 0 */
+    ct_tensor *tv = t->ndim ? (ct_tensor_incref(t), t) : ct_view(t, 1, &one);
+    ct_tensor *s = tv ? ct_to_dtype(src, t->dtype, false) : NULL;
+    if (s != NULL && ct_scalar_to_double(alpha) != 1.0) {
+        ct_tensor *a = ct_scalar_tensor(alpha);
+        ct_tensor *m = a ? ct_binary(CT_BINARY_MUL, s, a, ct_scalar_int(1), NULL,
+                                     CT_OUT_NEW) : NULL;
+        ct_tensor_decref(s);
+        s = m ? ct_to_dtype(m, t->dtype, false) : NULL;
+        ct_tensor_decref(m);
+        ct_tensor_decref(a);
+    }
+    ct_tensor *se = NULL, *e = NULL;
+    int rc = -1;
+    if (s != NULL) {
+        memcpy(sizes, tv->sizes, sizeof(int64_t) * (size_t)tv->ndim);
+        sizes[d] = index->numel;
+        se = ct_expand(s, tv->ndim, sizes);
+        e = se ? along_index(index, size, tv->ndim, d, sizes) : NULL;
+        rc = e ? ct__device_scatter_add(tv, e, se, d) : -1;
+    }
+    ct_tensor_decref(e);
+    ct_tensor_decref(se);
+    ct_tensor_decref(s);
+    ct_tensor_decref(tv);
+    return rc;
+}
+
 ct_tensor *
 ct_index_select(const ct_tensor *t, int64_t dim, const ct_tensor *index)
 {
-    if (ct__host_only((const ct_tensor *const[]){t, index}, 2) < 0) {
-        return NULL;
-    }
     int d = ct_wrap_dim(dim, t->ndim);
     if (d < 0) {
         return NULL;
@@ -490,6 +653,16 @@ ct_index_select(const ct_tensor *t, int64_t dim, const ct_tensor *index)
         return NULL;
     }
     int64_t size = t->ndim ? t->sizes[d] : 1;
+    if ((ct__is_device(t) || ct__is_device(index)) && t->ndim > 0) {
+        return index_select_device(t, d, index);
+    }
+    if (ct__is_device(t) || ct__is_device(index)) {
+        /* a 0-dim t: the index is checked, t cloned */
+        return ct__same_device((const ct_tensor *const[]){t, index}, 2) < 0 ||
+                       device_indices_ok(index, -1, 1, false, 0) < 0
+                   ? NULL
+                   : ct_clone(t);
+    }
     for (int64_t i = 0; i < index->numel; i++) {
         int64_t v = index_value(index, i);
         if (v < -size || v >= size) {
@@ -635,12 +808,12 @@ check_along_dim(const ct_tensor *t, int d, const ct_tensor *index, const char *w
 ct_tensor *
 ct_gather(const ct_tensor *t, int64_t dim, const ct_tensor *index)
 {
-    if (ct__host_only((const ct_tensor *const[]){t, index}, 2) < 0) {
-        return NULL;
-    }
     int d = ct_wrap_dim(dim, t->ndim);
     if (d < 0 || check_along_dim(t, d, index, "gather") < 0) {
         return NULL;
+    }
+    if (ct__is_device(t) || ct__is_device(index)) {
+        return gather_device(t, d, index);
     }
     ct_tensor *r = ct_empty(index->ndim, index->sizes, t->dtype, ct_device_cpu());
     if (r == NULL) {
@@ -666,7 +839,10 @@ int
 ct_scatter_(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *src,
             ct_scalar value, const char *reduce)
 {
-    if (ct__host_only((const ct_tensor *const[]){t, index, src}, 3) < 0) {
+    bool device = ct__is_device(t) || ct__is_device(index) || ct__is_device(src);
+    /* only scatter_add has a device kernel */
+    if (device && (src == NULL || reduce == NULL || strcmp(reduce, "add") != 0) &&
+        ct__host_only((const ct_tensor *const[]){t, index, src}, 3) < 0) {
         return -1;
     }
     int d = ct_wrap_dim(dim, t->ndim);
@@ -691,6 +867,9 @@ ct_scatter_(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *
         if (src->dtype != t->dtype) {
             return ct_error(CT_ERR_RUNTIME, "scatter(): Expected self.dtype to be equal "
                             "to src.dtype");
+        }
+        if (device) {
+            return scatter_add_device(t, d, index, src);
         }
         s = (ct_tensor *)src;
         ct_tensor_incref(s);
@@ -734,8 +913,7 @@ ct_scatter_(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *
 /* index_add_/copy_/fill_: for each i, the slice t.select(dim, index[i])
  * gets src.select(dim, i) added / copied, or value. */
 static int
-index_along(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *src,
-            ct_scalar value, int mode, ct_scalar alpha, const char *what)
+index_along_checks(const ct_tensor *t, int64_t dim, const ct_tensor *index, const char *what)
 {
     int d = ct_wrap_dim(dim, t->ndim);
     if (d < 0) {
@@ -746,6 +924,17 @@ index_along(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *
     }
     if (index->dtype != CT_DTYPE_INT64) {
         return ct_error(CT_ERR_RUNTIME, "%s(): Expected dtype int64 for index", what);
+    }
+    return d;
+}
+
+static int
+index_along(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *src,
+            ct_scalar value, int mode, ct_scalar alpha, const char *what)
+{
+    int d = index_along_checks(t, dim, index, what);
+    if (d < 0) {
+        return -1;
     }
     int64_t size = t->ndim ? t->sizes[d] : 1;
     for (int64_t i = 0; i < index->numel; i++) {
@@ -791,8 +980,9 @@ int
 ct_index_add_(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *src,
               ct_scalar alpha)
 {
-    if (ct__host_only((const ct_tensor *const[]){t, index, src}, 3) < 0) {
-        return -1;
+    if (ct__is_device(t) || ct__is_device(index) || ct__is_device(src)) {
+        int d = index_along_checks(t, dim, index, "index_add_");
+        return d < 0 ? -1 : index_add_device(t, d, index, src, alpha);
     }
     return index_along(t, dim, index, src, ct_scalar_int(0), 0, alpha, "index_add_");
 }

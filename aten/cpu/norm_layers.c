@@ -265,6 +265,19 @@ static const seg_ops seg_table[CT_DTYPE_COUNT] = {
 
 /* --- shared helpers ------------------------------------------------------- */
 
+/* Whether one of ts[0..n-1] (NULLs skipped) lives on a device: the layer
+ * then runs, after its checks, as device composites (device_norm.c). */
+static bool
+any_device(const ct_tensor *const *ts, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (ct__is_device(ts[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* A value rounded to dtype dt (what torch stores in a tensor of it). */
 static double
 round_to(ct_dtype dt, double v)
@@ -494,9 +507,8 @@ ct_native_batch_norm(const ct_tensor *input, const ct_tensor *weight,
                      ct_tensor *running_var, bool training, double momentum, double eps,
                      ct_tensor **out, ct_tensor **save_mean, ct_tensor **save_invstd)
 {
-    if (ct__host_only((const ct_tensor *const[]){input, weight, bias, running_mean, running_var}, 5) < 0) {
-        return -1;
-    }
+    bool dev = any_device((const ct_tensor *const[]){input, weight, bias, running_mean,
+                                                     running_var}, 5);
     ct_tensor *x = NULL, *y = NULL, *sm = NULL, *si = NULL;
     double *w = NULL, *b = NULL, *mean = NULL, *invstd = NULL, *var_sum = NULL;
     double *rm = NULL, *rv = NULL;
@@ -529,10 +541,16 @@ ct_native_batch_norm(const ct_tensor *input, const ct_tensor *weight,
                             "scalar type of Float");
         }
     }
-    if (mixed && input->dtype != CT_DTYPE_BFLOAT16) {
+    /* (on a device, as on PyTorch's, half takes float32 parameters too) */
+    if (mixed && input->dtype != CT_DTYPE_BFLOAT16 &&
+        !(dev && input->dtype == CT_DTYPE_FLOAT16)) {
         return ct_error(CT_ERR_RUNTIME,
                         "mixed dtype (CPU): expect input to have scalar "
                         "type of BFloat16");
+    }
+    if (dev) {
+        return ct__device_batch_norm(input, weight, bias, running_mean, running_var,
+                                     training, momentum, eps, out, save_mean, save_invstd);
     }
     bn_job j = {0};
     j.ops = &seg_table[input->dtype];
@@ -680,9 +698,8 @@ ct_native_batch_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
                               const bool mask[3], ct_tensor **grad_input,
                               ct_tensor **grad_weight, ct_tensor **grad_bias)
 {
-    if (ct__host_only((const ct_tensor *const[]){grad_out, input, weight, running_mean, running_var, save_mean, save_invstd}, 7) < 0) {
-        return -1;
-    }
+    bool dev = any_device((const ct_tensor *const[]){grad_out, input, weight, running_mean,
+                                                     running_var, save_mean, save_invstd}, 7);
     ct_tensor *x = NULL, *g = NULL, *gi = NULL, *gw = NULL, *gb = NULL;
     double *w = NULL, *mean = NULL, *invstd = NULL, *sum_g = NULL, *dotp = NULL;
     int rc = -1;
@@ -708,6 +725,11 @@ ct_native_batch_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
         return ct_error(CT_ERR_RUNTIME,
                         "batch_norm_backward: the %s statistics are missing",
                         training ? "saved" : "running");
+    }
+    if (dev) {
+        return ct__device_batch_norm_backward(grad_out, input, weight, running_mean,
+                                              running_var, save_mean, save_invstd, training,
+                                              eps, mask, grad_input, grad_weight, grad_bias);
     }
     ct_tensor *gd = NULL;
     if ((x = ct_contiguous(input)) == NULL ||
@@ -895,9 +917,6 @@ ct_native_layer_norm(const ct_tensor *input, int nshape,
                      const ct_tensor *bias, double eps, ct_tensor **out,
                      ct_tensor **mean, ct_tensor **rstd)
 {
-    if (ct__host_only((const ct_tensor *const[]){input, weight, bias}, 3) < 0) {
-        return -1;
-    }
     ct_tensor *x = NULL, *y = NULL, *ga = NULL, *be = NULL, *mt = NULL, *rt = NULL;
     double *mv = NULL, *rv = NULL;
     int64_t M, N;
@@ -906,6 +925,9 @@ ct_native_layer_norm(const ct_tensor *input, int nshape,
     *out = *mean = *rstd = NULL;
     if (ln_check(input, nshape, normalized_shape, weight, bias, &M, &N) < 0) {
         return -1;
+    }
+    if (any_device((const ct_tensor *const[]){input, weight, bias}, 3)) {
+        return ct__device_layer_norm(input, nshape, weight, bias, eps, out, mean, rstd);
     }
     ct_dtype dt = input->dtype;
     int64_t stat_shape[CT_MAX_DIMS];
@@ -1007,9 +1029,6 @@ ct_native_layer_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
                               ct_tensor **grad_input, ct_tensor **grad_weight,
                               ct_tensor **grad_bias)
 {
-    if (ct__host_only((const ct_tensor *const[]){grad_out, input, mean, rstd, weight}, 5) < 0) {
-        return -1;
-    }
     ct_tensor *x = NULL, *g = NULL, *gd = NULL, *ga = NULL, *gi = NULL, *gw = NULL;
     ct_tensor *gb = NULL;
     double *mv = NULL, *rv = NULL, *dga = NULL, *dbe = NULL;
@@ -1019,6 +1038,11 @@ ct_native_layer_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
     *grad_input = *grad_weight = *grad_bias = NULL;
     if (ln_check(input, nshape, normalized_shape, weight, NULL, &M, &N) < 0) {
         return -1;
+    }
+    if (any_device((const ct_tensor *const[]){grad_out, input, mean, rstd, weight}, 5)) {
+        return ct__device_layer_norm_backward(grad_out, input, nshape, normalized_shape, mean,
+                                              rstd, weight, mask, grad_input, grad_weight,
+                                              grad_bias);
     }
     ct_dtype dt = input->dtype;
     int nt = threads_for(M, input->numel);
@@ -1214,9 +1238,6 @@ ct_native_group_norm(const ct_tensor *input, const ct_tensor *weight,
                      const ct_tensor *bias, int64_t group, double eps, ct_tensor **out,
                      ct_tensor **mean, ct_tensor **rstd)
 {
-    if (ct__host_only((const ct_tensor *const[]){input, weight, bias}, 3) < 0) {
-        return -1;
-    }
     ct_tensor *x = NULL, *y = NULL, *mt = NULL, *rt = NULL;
     double *ga = NULL, *be = NULL, *mv = NULL, *rv = NULL;
     int64_t N, C, HxW;
@@ -1225,6 +1246,9 @@ ct_native_group_norm(const ct_tensor *input, const ct_tensor *weight,
     *out = *mean = *rstd = NULL;
     if (gn_check(input, weight, bias, group, &N, &C, &HxW) < 0) {
         return -1;
+    }
+    if (any_device((const ct_tensor *const[]){input, weight, bias}, 3)) {
+        return ct__device_group_norm(input, weight, bias, group, eps, out, mean, rstd);
     }
     ct_dtype dt = input->dtype;
     int64_t NG = N * group;
@@ -1321,9 +1345,6 @@ ct_native_group_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
                               const bool mask[3], ct_tensor **grad_input,
                               ct_tensor **grad_weight, ct_tensor **grad_bias)
 {
-    if (ct__host_only((const ct_tensor *const[]){grad_out, input, mean, rstd, weight}, 5) < 0) {
-        return -1;
-    }
     ct_tensor *x = NULL, *gd = NULL, *g = NULL, *gi = NULL, *gw = NULL, *gb = NULL;
     double *ga = NULL, *mv = NULL, *rv = NULL, *ds = NULL, *db = NULL;
     int64_t N, C, HxW;
@@ -1332,6 +1353,10 @@ ct_native_group_norm_backward(const ct_tensor *grad_out, const ct_tensor *input,
     *grad_input = *grad_weight = *grad_bias = NULL;
     if (gn_check(input, weight, NULL, group, &N, &C, &HxW) < 0) {
         return -1;
+    }
+    if (any_device((const ct_tensor *const[]){grad_out, input, mean, rstd, weight}, 5)) {
+        return ct__device_group_norm_backward(grad_out, input, mean, rstd, weight, group, mask,
+                                              grad_input, grad_weight, grad_bias);
     }
     ct_dtype dt = input->dtype;
     int64_t NG = N * group;

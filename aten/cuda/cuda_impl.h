@@ -41,6 +41,12 @@ cudaError_t ct__cuda_unary(void *stream, ct_unary_op op, const ct_cuda_view *out
 /* out = op over in's trailing dims (aten/cuda/reduce.cu) */
 cudaError_t ct__cuda_reduce(void *stream, ct_cuda_reduce_op op, const ct_cuda_view *out,
                             const ct_cuda_view *in);
+/* out = in gathered along dim by index (aten/cuda/index.cu) */
+cudaError_t ct__cuda_gather(void *stream, const ct_cuda_view *out, const ct_cuda_view *in,
+                            const ct_cuda_view *index, int dim);
+/* self[index along dim] += src, atomically (aten/cuda/index.cu) */
+cudaError_t ct__cuda_scatter_add(void *stream, const ct_cuda_view *self,
+                                 const ct_cuda_view *index, const ct_cuda_view *src, int dim);
 
 #ifdef __cplusplus
 }

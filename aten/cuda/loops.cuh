@@ -29,9 +29,14 @@ typedef struct {
 
 /* The CTX argument of every kernel, so that one launcher serves them all:
  * a cast's source dtype, a fill's element bits, add's and sub's alpha, the
- * op and dtype of the kernels that switch on them (pointwise_math.h). */
+ * op and dtype of the kernels that switch on them (pointwise_math.h), the
+ * indexed dim's byte stride and size (index.cu). */
 typedef union {
     ct_dtype src;
+    struct {
+        int64_t stride;
+        int64_t size;
+    } along;
     struct {
         int op;
         ct_dtype dtype;

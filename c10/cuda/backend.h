@@ -8,7 +8,7 @@
 #include <ctorch/dtype.h>
 #include <ctorch/op_lists.h>
 
-#define CT_CUDA_ABI 5
+#define CT_CUDA_ABI 6
 
 /* A strided operand of a device kernel: sizes and strides in elements,
  * data at the first element.  The host (aten/device.c) hands every operand
@@ -113,6 +113,22 @@ typedef struct ct_cuda_backend {
                 int64_t m, int64_t n, int64_t k, double alpha, const void *a, int64_t lda,
                 int64_t stride_a, const void *b, int64_t ldb, int64_t stride_b, double beta,
                 void *c, int64_t ldc, int64_t stride_c, int64_t batch);
+    /* Indexing along dim, views taken whole (not coalesced: dim must stay
+     * a dim); index int64, ndim >= 1 throughout.
+     * gather: out[i...] = in[i... with coordinate dim replaced by
+     * index[i...]]; out and index share sizes, in has their ndim, out's
+     * dtype and, apart from dim, sizes at least theirs.
+     * scatter_add: self[i... with dim replaced by index[i...]] += src[i...];
+     * index and src share sizes, self has their ndim, src's dtype and,
+     * apart from dim, sizes at least theirs.  Additions to one element run
+     * in no set order (atomics): floating sums may differ in rounding from
+     * run to run.
+     * The host has checked every index is in [0, in/self's size at dim);
+     * a kernel skips one that is not rather than touch memory outside. */
+    int (*gather)(int device, void *stream, const ct_cuda_view *out, const ct_cuda_view *in,
+                  const ct_cuda_view *index, int dim);
+    int (*scatter_add)(int device, void *stream, const ct_cuda_view *self,
+                       const ct_cuda_view *index, const ct_cuda_view *src, int dim);
 } ct_cuda_backend;
 
 /* c10/cuda_loader.c: the path of libctorch_cuda.so beside libctorch into

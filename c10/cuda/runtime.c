@@ -548,6 +548,32 @@ kernel_reduce(int device, void *stream, ct_cuda_reduce_op op, const ct_cuda_view
     return check(e);
 }
 
+static int
+kernel_gather(int device, void *stream, const ct_cuda_view *out, const ct_cuda_view *in,
+              const ct_cuda_view *index, int dim)
+{
+    int prev;
+    if (guard(device, &prev) < 0) {
+        return -1;
+    }
+    cudaError_t e = ct__cuda_gather(stream, out, in, index, dim);
+    unguard(device, prev);
+    return check(e);
+}
+
+static int
+kernel_scatter_add(int device, void *stream, const ct_cuda_view *self,
+                   const ct_cuda_view *index, const ct_cuda_view *src, int dim)
+{
+    int prev;
+    if (guard(device, &prev) < 0) {
+        return -1;
+    }
+    cudaError_t e = ct__cuda_scatter_add(stream, self, index, src, dim);
+    unguard(device, prev);
+    return check(e);
+}
+
 static const ct_cuda_backend backend = {
     .abi = CT_CUDA_ABI,
     .device_count = device_count,
@@ -582,6 +608,8 @@ static const ct_cuda_backend backend = {
     .unary = kernel_unary,
     .reduce = kernel_reduce,
     .gemm = ct__cuda_gemm,
+    .gather = kernel_gather,
+    .scatter_add = kernel_scatter_add,
 };
 
 const ct_cuda_backend *

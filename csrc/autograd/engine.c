@@ -17,6 +17,7 @@
  * they record a graph of their own.
  */
 #include <ctorch/autograd.h>
+#include <ctorch/cuda.h>
 #include <ctorch/error.h>
 
 #include <stdlib.h>
@@ -37,7 +38,25 @@ typedef struct {
 #define INLINE_SLOTS 32
 #define INLINE_TABLE 64
 
+/* Note [Backward in stream order]
+ * A node that made CUDA outputs remembers the stream current for their
+ * device then (ct_set_history), and its backward runs with that stream
+ * current, as in PyTorch's engine.  The engine runs one node at a time, so
+ * it keeps, per device, the stream the last node used there: a node on
+ * another stream first waits for that one (an event), so the gradients it
+ * reads are ready.  A CUDA leaf's AccumulateGrad runs on the caller's
+ * current stream, and at the end the caller's current stream waits for
+ * the last one used, so the gradients are ready for what the caller queues
+ * next. */
+#define STREAM_DEVICES 16
 typedef struct {
+    void *last[STREAM_DEVICES];     /* the stream the last node used */
+    void *caller[STREAM_DEVICES];   /* the caller's current stream */
+    bool used[STREAM_DEVICES];
+} stream_order;
+
+typedef struct {
+    stream_order streams;
     slot *slots;
     int n, cap;
     int *table;             /* open addressing: node -> slot index + 1 */
@@ -384,6 +403,75 @@ run_retain_hooks(ct_hook *h, int index, ct_tensor *grad, bool create_graph)
     return 0;
 }
 
+/* `waiter` waits on device dev for what is queued on `on` so far. */
+static int
+stream_wait(int dev, void *waiter, void *on)
+{
+    void *ev;
+    if (ct_cuda_event_new(dev, false, false, &ev) < 0) {
+        return -1;
+    }
+    int rc = ct_cuda_event_record(dev, ev, on) < 0 ||
+                     ct_cuda_stream_wait_event(dev, waiter, ev) < 0
+                 ? -1
+                 : 0;
+    ct_cuda_event_free(ev);
+    return rc;
+}
+
+/* The device whose stream n's backward runs on (-1: none), and whether it
+ * has its own recorded stream (else the caller's). */
+static int
+node_stream_device(const ct_node *n, bool *own)
+{
+    *own = n->stream_device >= 0;
+    if (*own) {
+        return n->stream_device < STREAM_DEVICES ? n->stream_device : -1;
+    }
+    if (n->type == &ct_accumulate_grad_type && n->variable != NULL) {
+        ct_device d = ct_tensor_device(n->variable);
+        if (d.type == CT_DEVICE_CUDA && d.index >= 0 && d.index < STREAM_DEVICES) {
+            return d.index;
+        }
+    }
+    return -1;
+}
+
+/* Make the stream of n current on dev, after the last one used there. */
+static int
+stream_enter(graph *g, int dev, bool own, void *stream)
+{
+    stream_order *o = &g->streams;
+    if (!o->used[dev]) {
+        if (ct_cuda_current_stream(dev, &o->caller[dev]) < 0) {
+            return -1;
+        }
+        o->last[dev] = o->caller[dev];
+        o->used[dev] = true;
+    }
+    void *want = own ? stream : o->caller[dev];
+    if (want != o->last[dev] && stream_wait(dev, want, o->last[dev]) < 0) {
+        return -1;
+    }
+    o->last[dev] = want;
+    return ct_cuda_set_current_stream(dev, want);
+}
+
+/* At the end: the caller's streams again, after the last ones used. */
+static int
+streams_finish(graph *g)
+{
+    stream_order *o = &g->streams;
+    int rc = 0;
+    for (int dev = 0; dev < STREAM_DEVICES; dev++) {
+        if (o->used[dev] && o->last[dev] != o->caller[dev] &&
+            stream_wait(dev, o->caller[dev], o->last[dev]) < 0) {
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
 /* Run one node: hooks, formula, hooks; results go into the children. */
 static int
 run_node(graph *g, int s, bool keep_graph, bool create_graph, ct_tensor **results)
@@ -421,8 +509,19 @@ run_node(graph *g, int s, bool keep_graph, bool create_graph, ct_tensor **result
     if (n->n_edges > 8 && (go = calloc((size_t)n->n_edges, sizeof *go)) == NULL) {
         return ct_error(CT_ERR_NOMEM, "out of memory in backward");
     }
+    bool own;
+    int dev = any ? node_stream_device(n, &own) : -1;
+    if (dev >= 0 && stream_enter(g, dev, own, n->stream) < 0) {
+        rc = -1;
+        goto done;
+    }
     if (any && n->type->apply(n, gi, go) < 0) {
         rc = -1;
+    }
+    if (dev >= 0) {
+        ct_cuda_set_current_stream(dev, g->streams.caller[dev]);
+    }
+    if (rc < 0) {
         goto done;
     }
     for (ct_hook *h = n->hooks; h != NULL; h = h->next) {
@@ -691,6 +790,9 @@ ct_autograd_run(int n, ct_tensor *const *roots, ct_tensor *const *grads,
     }
     rc = 0;
 done:
+    if (streams_finish(&g) < 0 && rc == 0) {
+        rc = -1;
+    }
     ct_set_grad_enabled(mode);
     graph_free(&g);
     for (int i = 0; i < n + n_inputs; i++) {

@@ -1155,14 +1155,18 @@ embedding_graph_grad(ag_frame *f, const ct_tensor *g, const ct_tensor *indices,
                      int64_t num_weights, int64_t padding_idx, bool by_freq)
 {
     int64_t K = indices->numel, D = g->ndim > 0 ? g->sizes[g->ndim - 1] : 1;
+    ct_device dev = ct_tensor_device(g);
     ct_tensor *idx = ag_tmp(f, ct_to_dtype(indices, CT_DTYPE_INT64, false));
     idx = idx ? ag_tmp(f, ct_contiguous(idx)) : NULL;
+    /* the coefficients are made on the host, from a host copy of device
+     * indices, and moved to g's device */
+    ct_tensor *hidx = idx ? ag_tmp(f, ct_to_device(idx, ct_device_cpu())) : NULL;
     int64_t kshape[2] = {K, 1}, gshape[2] = {K, D}, wshape[2] = {num_weights, D};
     ct_tensor *coef = ag_tmp(f, ct_ones(2, kshape, CT_DTYPE_FLOAT64));
-    if (idx == NULL || coef == NULL) {
+    if (hidx == NULL || coef == NULL) {
         return NULL;
     }
-    const int64_t *ip = (const int64_t *)ct_tensor_data(idx);
+    const int64_t *ip = (const int64_t *)ct_tensor_data(hidx);
     double *cp = (double *)ct_tensor_data(coef);
     for (int64_t k = 0; k < K; k++) {
         if (ip[k] < 0 || ip[k] >= num_weights) {
@@ -1177,9 +1181,13 @@ embedding_graph_grad(ag_frame *f, const ct_tensor *g, const ct_tensor *indices,
     }
     int64_t flat = -1;
     ct_tensor *gf = ag_tmp(f, ctag_reshape(g, 2, gshape));
-    ct_tensor *c = ag_tmp(f, ct_to_dtype(coef, g->dtype, false));
+    ct_tensor *ch = ag_tmp(f, ct_to_dtype(coef, g->dtype, false));
+    ct_tensor *c = ch ? ag_tmp(f, ct_to_device(ch, dev)) : NULL;
     ct_tensor *gs = gf && c ? ag_tmp(f, ctag_mul(gf, c)) : NULL;
-    ct_tensor *zeros = ag_tmp(f, ct_zeros(2, wshape, g->dtype));
+    ct_tensor *zeros = ag_tmp(f, ct_empty(2, wshape, g->dtype, dev));
+    if (zeros != NULL && ct_fill_(zeros, ct_scalar_int(0)) < 0) {
+        return NULL;
+    }
     ct_tensor *iflat = ag_tmp(f, ct_reshape(idx, 1, &flat));
     return gs && zeros && iflat ? ag_tmp(f, ctag_index_add(zeros, 0, iflat, gs,
                                                            ct_scalar_int(1)))

@@ -2,6 +2,8 @@
  * state and grad mode (see autograd.h). */
 #include "functions.h"
 
+#include <ctorch/cuda.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +177,15 @@ ct_set_history(ct_tensor *t, ct_node *fn, int output_nr)
     m->grad_fn = fn;
     m->output_nr = output_nr;
     t->flags &= ~(unsigned)CT_TENSOR_REQUIRES_GRAD;
+    ct_device d = ct_tensor_device(t);
+    if (fn->stream_device < 0 && d.type == CT_DEVICE_CUDA) {
+        if (ct_cuda_current_stream(d.index, &fn->stream) == 0) {
+            fn->stream_device = d.index;
+        }
+        else {
+            ct_error_clear();   /* the node runs on the caller's stream */
+        }
+    }
 }
 
 static void
@@ -366,6 +377,7 @@ ct_node_new(const ct_node_type *type, int n_edges, int n_outputs)
         }
     }
     n->seq_nr = atomic_fetch_add(&next_seq_nr, 1);
+    n->stream_device = -1;
     return n;
 }
 

@@ -645,6 +645,22 @@ nb_pos(PyObject *a)
     return Py_NewRef(a);
 }
 
+/* The value of a one-element t, read through a host copy when t lives on
+ * a device (whose memory the host cannot read); -1 with a Python error. */
+static int
+host_value(const ct_tensor *t, ct_scalar *s)
+{
+    ct_tensor *h = NULL;
+    if (ct_tensor_device(t).type != CT_DEVICE_CPU &&
+        (t = h = ct_to_device(t, ct_device_cpu())) == NULL) {
+        ctpy_raise();
+        return -1;
+    }
+    *s = ct_tensor_item_at(t, 0);
+    ct_tensor_decref(h);
+    return 0;
+}
+
 /* int(t), float(t), bool(t), operator.index(t) */
 static int
 single_value(PyObject *self, ct_scalar *s, const char *what)
@@ -659,8 +675,7 @@ single_value(PyObject *self, ct_scalar *s, const char *what)
                         "tensors");
         return -1;
     }
-    *s = ct_tensor_item_at(t, 0);
-    return 0;
+    return host_value(t, s);
 }
 
 static PyObject *
@@ -703,7 +718,11 @@ nb_index(PyObject *self)
                         "can be converted to an index");
         return NULL;
     }
-    return PyLong_FromLongLong(ct_scalar_to_int(ct_tensor_item_at(t, 0)));
+    ct_scalar s;
+    if (host_value(t, &s) < 0) {
+        return NULL;
+    }
+    return PyLong_FromLongLong(ct_scalar_to_int(s));
 }
 
 static int
@@ -720,7 +739,11 @@ nb_bool(PyObject *self)
                         "one value is ambiguous");
         return -1;
     }
-    return ct_scalar_to_double(ct_tensor_item_at(t, 0)) != 0.0;
+    ct_scalar s;
+    if (host_value(t, &s) < 0) {
+        return -1;
+    }
+    return ct_scalar_to_double(s) != 0.0;
 }
 
 static PyNumberMethods tensor_as_number = {

@@ -102,6 +102,10 @@ struct ct_node {
     ct_scalar s[2];
     ct_dtype dtype[2];
     ct_device device[2];        /* with ndim/dtype: the inputs' (ag_save_meta) */
+    /* the stream current for its CUDA outputs' device when it was made;
+     * its backward runs there (Note [Backward in stream order]) */
+    void *stream;
+    int stream_device;          /* -1: no CUDA output */
     void *extra;                /* type-specific, freed by type->release */
     ct_tensor *variable;        /* AccumulateGrad: the leaf (owned) */
     ct_hook *hooks;

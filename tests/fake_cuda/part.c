@@ -43,10 +43,50 @@ static size_t capacity;
 static atomic_size_t used[MAX_DEVICES];
 static ct_device_cache *cache;
 static _Thread_local int current;
-enum { K_COPY, K_FILL, K_WHERE, K_BINARY, K_UNARY, K_REDUCE, K_GEMM, K_COUNT };
-static const char *const kernel_names[K_COUNT] = {"copy",  "fill",   "where", "binary",
-                                                  "unary", "reduce", "gemm"};
+enum {
+    K_COPY,
+    K_FILL,
+    K_WHERE,
+    K_BINARY,
+    K_UNARY,
+    K_REDUCE,
+    K_GEMM,
+    K_GATHER,
+    K_SCATTER_ADD,
+    K_COUNT
+};
+static const char *const kernel_names[K_COUNT] = {
+    "copy", "fill", "where", "binary", "unary", "reduce", "gemm", "gather", "scatter_add"};
 static atomic_long kernels[K_COUNT];
+
+/* Kernels queued per stream (NULL: the default stream), and waits of a
+ * stream on an event, for tests of stream order. */
+#define MAX_STREAMS 64
+static struct {
+    void *stream;
+    long n;
+} per_stream[MAX_STREAMS];
+static int nstreams;
+static long stream_waits;
+static pthread_mutex_t per_stream_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void
+count_kernel(int k, void *stream)
+{
+    atomic_fetch_add(&kernels[k], 1);
+    pthread_mutex_lock(&per_stream_lock);
+    int i = 0;
+    while (i < nstreams && per_stream[i].stream != stream) {
+        i++;
+    }
+    if (i == nstreams && nstreams < MAX_STREAMS) {
+        per_stream[nstreams++].stream = stream;
+    }
+    if (i < nstreams) {
+        per_stream[i].n++;
+    }
+    pthread_mutex_unlock(&per_stream_lock);
+}
 
 static double
 now_ms(void)
@@ -333,6 +373,9 @@ stream_wait_event(int device, void *stream, void *event)
 {
     (void)stream;
     (void)event;
+    pthread_mutex_lock(&per_stream_lock);
+    stream_waits++;
+    pthread_mutex_unlock(&per_stream_lock);
     return check_device(device);
 }
 
@@ -430,8 +473,7 @@ host_tensor(const ct_cuda_view *v)
 static int
 kernel_copy(int device, void *stream, const ct_cuda_view *dst, const ct_cuda_view *src)
 {
-    (void)stream;
-    atomic_fetch_add(&kernels[K_COPY], 1);
+    count_kernel(K_COPY, stream);
     ct_tensor *d = check_device(device) < 0 ? NULL : host_tensor(dst);
     ct_tensor *s = d != NULL ? host_tensor(src) : NULL;
     int rc = -1;
@@ -448,8 +490,7 @@ kernel_copy(int device, void *stream, const ct_cuda_view *dst, const ct_cuda_vie
 static int
 kernel_fill(int device, void *stream, const ct_cuda_view *dst, double fval, int64_t ival)
 {
-    (void)stream;
-    atomic_fetch_add(&kernels[K_FILL], 1);
+    count_kernel(K_FILL, stream);
     ct_tensor *d = check_device(device) < 0 ? NULL : host_tensor(dst);
     ct_scalar v = ct_dtype_is_floating(dst->dtype) ? ct_scalar_float(fval)
                   : dst->dtype == CT_DTYPE_BOOL    ? ct_scalar_bool(ival != 0)
@@ -468,8 +509,7 @@ static int
 kernel_where(int device, void *stream, const ct_cuda_view *out, const ct_cuda_view *cond,
              const ct_cuda_view *a, const ct_cuda_view *b)
 {
-    (void)stream;
-    atomic_fetch_add(&kernels[K_WHERE], 1);
+    count_kernel(K_WHERE, stream);
     int rc = -1;
     ct_tensor *o = check_device(device) < 0 ? NULL : host_tensor(out);
     ct_tensor *c = o != NULL ? host_tensor(cond) : NULL;
@@ -493,8 +533,7 @@ static int
 kernel_binary(int device, void *stream, ct_binary_op op, const ct_cuda_view *out,
               const ct_cuda_view *a, const ct_cuda_view *b, double falpha, int64_t ialpha)
 {
-    (void)stream;
-    atomic_fetch_add(&kernels[K_BINARY], 1);
+    count_kernel(K_BINARY, stream);
     int rc = -1;
     ct_tensor *o = check_device(device) < 0 ? NULL : host_tensor(out);
     ct_tensor *x = o != NULL ? host_tensor(a) : NULL;
@@ -519,8 +558,7 @@ static int
 kernel_unary(int device, void *stream, ct_unary_op op, const ct_cuda_view *out,
              const ct_cuda_view *in)
 {
-    (void)stream;
-    atomic_fetch_add(&kernels[K_UNARY], 1);
+    count_kernel(K_UNARY, stream);
     int rc = -1;
     ct_tensor *o = check_device(device) < 0 ? NULL : host_tensor(out);
     ct_tensor *x = o != NULL ? host_tensor(in) : NULL;
@@ -573,8 +611,7 @@ static int
 kernel_reduce(int device, void *stream, ct_cuda_reduce_op op, const ct_cuda_view *out,
               const ct_cuda_view *in)
 {
-    (void)stream;
-    atomic_fetch_add(&kernels[K_REDUCE], 1);
+    count_kernel(K_REDUCE, stream);
     int rc = -1;
     ct_tensor *o = check_device(device) < 0 ? NULL : host_tensor(out);
     ct_tensor *x = o != NULL ? host_tensor(in) : NULL;
@@ -585,8 +622,16 @@ kernel_reduce(int device, void *stream, ct_cuda_reduce_op op, const ct_cuda_view
             dims[k] = out->ndim + k;
         }
         device_open();
-        ct_tensor *r = host_reduce(op, x, nred, dims, out->dtype);
-        rc = r != NULL ? ct_copy_(o, r) : -1;
+        /* no reduced dims (all of size 1): each output is its one input, as
+         * the part's kernel gives (ct_sum over no dims would sum them all) */
+        ct_tensor *r = nred > 0 ? host_reduce(op, x, nred, dims, out->dtype) : NULL;
+        if (nred == 0) {
+            bool arg = op == CT_CUDA_REDUCE_ARGMAX || op == CT_CUDA_REDUCE_ARGMIN;
+            rc = arg ? ct_fill_(o, ct_scalar_int(0)) : ct_copy_(o, x);
+        }
+        else {
+            rc = r != NULL ? ct_copy_(o, r) : -1;
+        }
         device_close();
         ct_tensor_decref(r);
     }
@@ -610,8 +655,7 @@ kernel_gemm(int device, void *stream, ct_dtype dtype, bool trans_a, bool trans_b
             const void *b, int64_t ldb, int64_t stride_b, double beta, void *c, int64_t ldc,
             int64_t stride_c, int64_t batch)
 {
-    (void)stream;
-    atomic_fetch_add(&kernels[K_GEMM], 1);
+    count_kernel(K_GEMM, stream);
     if (check_device(device) < 0) {
         return -1;
     }
@@ -655,6 +699,60 @@ kernel_gemm(int device, void *stream, ct_dtype dtype, bool trans_a, bool trans_b
     return rc;
 }
 
+/* gather and scatter_add with the CPU's ct_gather / ct_scatter_(..., "add").
+ * Those check the indices again; an index the host let through fails
+ * as a GPU's device-side assert would, not with the CPU's message, so a
+ * missing host check shows in the tests. */
+static int
+index_kernel_failed(void)
+{
+    ct_error_clear();
+    return ct_error(CT_ERR_RUNTIME, "CUDA error: device-side assert triggered");
+}
+
+static int
+kernel_gather(int device, void *stream, const ct_cuda_view *out, const ct_cuda_view *in,
+              const ct_cuda_view *index, int dim)
+{
+    count_kernel(K_GATHER, stream);
+    int rc = -1;
+    ct_tensor *o = check_device(device) < 0 ? NULL : host_tensor(out);
+    ct_tensor *x = o != NULL ? host_tensor(in) : NULL;
+    ct_tensor *i = x != NULL ? host_tensor(index) : NULL;
+    if (i != NULL) {
+        device_open();
+        ct_tensor *r = ct_gather(x, dim, i);
+        rc = r != NULL ? ct_copy_(o, r) : index_kernel_failed();
+        device_close();
+        ct_tensor_decref(r);
+    }
+    ct_tensor_decref(i);
+    ct_tensor_decref(x);
+    ct_tensor_decref(o);
+    return rc;
+}
+
+static int
+kernel_scatter_add(int device, void *stream, const ct_cuda_view *self,
+                   const ct_cuda_view *index, const ct_cuda_view *src, int dim)
+{
+    count_kernel(K_SCATTER_ADD, stream);
+    int rc = -1;
+    ct_tensor *t = check_device(device) < 0 ? NULL : host_tensor(self);
+    ct_tensor *i = t != NULL ? host_tensor(index) : NULL;
+    ct_tensor *s = i != NULL ? host_tensor(src) : NULL;
+    if (s != NULL) {
+        device_open();
+        rc = ct_scatter_(t, dim, i, s, ct_scalar_int(0), "add") == 0 ? 0
+                                                                      : index_kernel_failed();
+        device_close();
+    }
+    ct_tensor_decref(s);
+    ct_tensor_decref(i);
+    ct_tensor_decref(t);
+    return rc;
+}
+
 /* For tests (through ctypes): how many times a kernel ran. */
 long fake_cuda_kernel_count(const char *name);
 long
@@ -666,6 +764,33 @@ fake_cuda_kernel_count(const char *name)
         }
     }
     return -1;
+}
+
+/* For tests: how many kernels were queued on `stream` (its cuda_stream
+ * handle; 0 for the default stream), and how many stream waits there were. */
+long fake_cuda_stream_kernels(void *stream);
+long
+fake_cuda_stream_kernels(void *stream)
+{
+    long n = 0;
+    pthread_mutex_lock(&per_stream_lock);
+    for (int i = 0; i < nstreams; i++) {
+        if (per_stream[i].stream == stream) {
+            n = per_stream[i].n;
+        }
+    }
+    pthread_mutex_unlock(&per_stream_lock);
+    return n;
+}
+
+long fake_cuda_stream_waits(void);
+long
+fake_cuda_stream_waits(void)
+{
+    pthread_mutex_lock(&per_stream_lock);
+    long n = stream_waits;
+    pthread_mutex_unlock(&per_stream_lock);
+    return n;
 }
 
 static const ct_cuda_backend backend = {
@@ -702,6 +827,8 @@ static const ct_cuda_backend backend = {
     .unary = kernel_unary,
     .reduce = kernel_reduce,
     .gemm = kernel_gemm,
+    .gather = kernel_gather,
+    .scatter_add = kernel_scatter_add,
 };
 
 const ct_cuda_backend *

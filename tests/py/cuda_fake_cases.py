@@ -670,6 +670,271 @@ def case_classifier_training_step_matches_cpu():
         assert torch.allclose(pc, pd, atol=1e-5), (pc, pd)
 
 
+# --- normalization layers: batch norm, layer norm, group norm -----------------
+
+def _grads(fn, tensors, w_out, device):
+    """fn's output on device and the gradients of tensors (fresh leaves
+    there, None staying None) under the weighted sum w_out."""
+    ts = [t.detach().clone().to(device).requires_grad_() if t is not None else None
+          for t in tensors]
+    y = fn(*ts)
+    (y.float() * w_out.to(device)).sum().backward()
+    return y.detach(), [t.grad if t is not None else None for t in ts]
+
+
+def _check_grads(fn, tensors, tol=1e-5):
+    """fn and the gradients of its inputs on the device match the CPU's."""
+    w = torch.randn(*fn(*tensors).shape)
+    yc, gc = _grads(fn, tensors, w, "cpu")
+    yd, gd = _grads(fn, tensors, w, "cuda")
+    close(yd, yc, tol)
+    for a, b in zip(gd, gc):
+        assert (a is None) == (b is None)
+        if a is not None:
+            close(a, b, tol)
+
+
+def case_layer_norm_on_device():
+    torch.manual_seed(20)
+    x = torch.randn(4, 6, 5) * 3 + 1
+    for shape in ((5,), (6, 5), (4, 6, 5)):
+        w = torch.randn(*shape)
+        b = torch.randn(*shape)
+        for wb in ((w, b), (w, None), (None, b), (None, None)):
+            close(F.layer_norm(x.cuda(), shape, *[t.cuda() if t is not None else None
+                                                  for t in wb]),
+                  F.layer_norm(x, shape, *wb), 1e-5)
+            _check_grads(lambda x_, w_, b_: F.layer_norm(x_, shape, w_, b_, eps=1e-3),
+                         [x, *wb])
+        # the saved statistics: shaped input.shape[:-k] + [1] * k, the input's dtype
+        yc, mc, rc = torch.native_layer_norm(x, list(shape), w, b, 1e-5)
+        yd, md, rd = torch.native_layer_norm(x.cuda(), list(shape), w.cuda(), b.cuda(), 1e-5)
+        close(yd, yc, 1e-5)
+        close(md, mc, 1e-5)
+        close(rd, rc, 1e-5)
+    # a transposed input, float64, a module
+    xt = x.transpose(0, 2)
+    close(F.layer_norm(xt.cuda(), (4,)), F.layer_norm(xt, (4,)), 1e-5)
+    close(F.layer_norm(x.double().cuda(), (5,)), F.layer_norm(x.double(), (5,)), 1e-12)
+    torch.manual_seed(1)
+    ln = torch.nn.LayerNorm(5)
+    with torch.no_grad():
+        ln.weight.normal_()
+        ln.bias.normal_()
+    close(ln.cuda()(x.cuda()), ln.cpu()(x), 1e-5)
+    # half and bfloat16: float32 inside, rounded once
+    for dt, tol in ((torch.float16, 2e-3), (torch.bfloat16, 2e-2)):
+        w = torch.randn(5)
+        y = F.layer_norm(x.to(dt).cuda(), (5,), w.to(dt).cuda(), w.to(dt).cuda())
+        assert y.dtype == dt
+        close(y.float(), F.layer_norm(x.to(dt).float(), (5,), w.to(dt).float(),
+                                      w.to(dt).float()), tol * 10)
+        xd = x.to(dt).cuda().requires_grad_()
+        F.layer_norm(xd, (5,)).sum().backward()
+        assert xd.grad.dtype == dt and xd.grad.is_cuda
+    # double backward (composites of device ops) for the three layers
+    for fn in (lambda t: F.layer_norm(t, (5,)), lambda t: F.group_norm(t, 3),
+               lambda t: F.batch_norm(t, None, None, training=True)):
+        w1, w2 = torch.randn(4, 6, 5), torch.randn(4, 6, 5)
+        grads = []
+        for dev in ("cpu", "cuda"):
+            xs = x.detach().clone().to(dev).requires_grad_()
+            g, = torch.autograd.grad((fn(xs) * w1.to(dev)).sum(), xs, create_graph=True)
+            (g * w2.to(dev)).sum().backward()
+            grads.append(xs.grad)
+        close(grads[1], grads[0], 1e-5)
+    # empty rows, and rows of nothing (NaN statistics)
+    close(F.layer_norm(torch.empty(0, 5).cuda(), (5,)), F.layer_norm(torch.empty(0, 5), (5,)))
+    e = torch.empty(3, 0)
+    for got, want in zip(torch.native_layer_norm(e.cuda(), [0], None, None, 1e-5),
+                         torch.native_layer_norm(e, [0], None, None, 1e-5)):
+        close(got, want)
+    # the CPU's errors
+    raises(RuntimeError, lambda: F.layer_norm(x.cuda(), (4,)),
+           "Given normalized_shape=[4], expected input with shape [*, 4], but got input "
+           "of size[4, 6, 5]")
+    raises(RuntimeError, lambda: F.layer_norm(x.cuda(), (5,), torch.ones(5)),
+           "Expected all tensors to be on the same device, but found at least two "
+           "devices, cuda:0 and cpu!")
+
+
+def case_batch_norm_on_device():
+    torch.manual_seed(21)
+    for shape in ((8, 6), (8, 6, 5), (4, 6, 3, 5)):
+        x = torch.randn(*shape) * 2 + 0.5
+        w, b = torch.randn(6), torch.randn(6)
+        rm, rv = torch.randn(6), torch.rand(6) + 0.5
+        for wb in ((w, b), (None, None), (w, None)):
+            wbd = [t.cuda() if t is not None else None for t in wb]
+            # training: the batch's statistics, the running ones updated in place
+            rmc, rvc, rmd, rvd = rm.clone(), rv.clone(), rm.cuda(), rv.cuda()
+            for _ in range(3):
+                close(F.batch_norm(x.cuda(), rmd, rvd, *wbd, training=True, momentum=0.3),
+                      F.batch_norm(x, rmc, rvc, *wb, training=True, momentum=0.3), 1e-5)
+            close(rmd, rmc, 1e-6)
+            close(rvd, rvc, 1e-5)
+            # eval: the running statistics
+            close(F.batch_norm(x.cuda(), rmd, rvd, *wbd, eps=1e-3),
+                  F.batch_norm(x, rmc, rvc, *wb, eps=1e-3), 1e-5)
+            # without running statistics
+            close(F.batch_norm(x.cuda(), None, None, *wbd, training=True),
+                  F.batch_norm(x, None, None, *wb, training=True), 1e-5)
+            for training in (True, False):
+                _check_grads(lambda x_, w_, b_: F.batch_norm(
+                    x_, rm.to(x_.device), rv.to(x_.device), w_, b_, training=training), [x, *wb])
+        yc, mc, ic = torch.native_batch_norm(x, w, b, rm.clone(), rv.clone(), True, 0.1, 1e-5)
+        yd, md, id_ = torch.native_batch_norm(x.cuda(), w.cuda(), b.cuda(), rm.cuda(),
+                                              rv.cuda(), True, 0.1, 1e-5)
+        close(yd, yc, 1e-5)
+        close(md, mc, 1e-6)
+        close(id_, ic, 1e-5)
+        outs = torch.native_batch_norm(x.cuda(), w.cuda(), b.cuda(), rm.cuda(), rv.cuda(),
+                                       False, 0.1, 1e-5)
+        for got, want in zip(outs, torch.native_batch_norm(x, w, b, rm, rv, False, 0.1, 1e-5)):
+            close(got, want, 1e-5)
+    # float64; a transposed input; eps 0 with a constant channel (invstd 0)
+    x = torch.randn(5, 4, 3)
+    close(F.batch_norm(x.double().cuda(), None, None, training=True),
+          F.batch_norm(x.double(), None, None, training=True), 1e-12)
+    xt = x.transpose(0, 2)
+    close(F.batch_norm(xt.cuda(), None, None, training=True),
+          F.batch_norm(xt, None, None, training=True), 1e-5)
+    xc = x.clone()
+    xc[:, 1] = 2.0
+    for got, want in zip(torch.native_batch_norm(xc.cuda(), None, None, None, None, True, 0.1, 0.0),
+                         torch.native_batch_norm(xc, None, None, None, None, True, 0.1, 0.0)):
+        close(got, want, 1e-5)
+    # half and bfloat16, with parameters of their dtype or float32 ones
+    x = torch.randn(8, 3, 4)
+    for dt, tol in ((torch.float16, 5e-3), (torch.bfloat16, 5e-2)):
+        for pdt in (dt, torch.float32):
+            rmd, rvd = torch.zeros(3, dtype=pdt).cuda(), torch.ones(3, dtype=pdt).cuda()
+            y = F.batch_norm(x.to(dt).cuda(), rmd, rvd, torch.ones(3, dtype=pdt).cuda(),
+                             torch.zeros(3, dtype=pdt).cuda(), training=True)
+            assert y.dtype == dt and rmd.dtype == pdt
+            rmc, rvc = torch.zeros(3), torch.ones(3)
+            close(y.float(), F.batch_norm(x.to(dt).float(), rmc, rvc, training=True), tol)
+            close(rmd.float(), rmc, tol)
+            close(rvd.float(), rvc, tol)
+    # modules: three training steps, then eval; running stats and the counter
+    for make, shape in ((lambda: torch.nn.BatchNorm1d(6), (10, 6)),
+                        (lambda: torch.nn.BatchNorm1d(6, momentum=None), (10, 6, 4)),
+                        (lambda: torch.nn.BatchNorm2d(3), (4, 3, 5, 5)),
+                        (lambda: torch.nn.BatchNorm2d(3, affine=False), (4, 3, 2, 2)),
+                        (lambda: torch.nn.BatchNorm2d(3, track_running_stats=False),
+                         (4, 3, 2, 2))):
+        torch.manual_seed(5)
+        mc = make()
+        md = make().cuda()
+        md.load_state_dict(mc.state_dict())
+        for step in range(3):
+            xs = torch.randn(*shape) + step
+            close(md(xs.cuda()), mc(xs), 1e-5)
+        for name, buf in mc.named_buffers():
+            close(dict(md.named_buffers())[name], buf, 1e-5)
+        mc.eval()
+        md.eval()
+        xs = torch.randn(*shape)
+        close(md(xs.cuda()), mc(xs), 1e-5)
+    # an empty batch: the CPU's clone
+    e = torch.empty(0, 6)
+    bn = torch.nn.BatchNorm1d(6)
+    close(bn.cuda()(e.cuda()), bn.cpu()(e))
+    # the CPU's errors
+    raises(RuntimeError, lambda: F.batch_norm(torch.randn(4, 6).cuda(), torch.zeros(6),
+                                              torch.ones(6), training=True),
+           "Expected all tensors to be on the same device, but found at least two "
+           "devices, cuda:0 and cpu!")
+    raises(RuntimeError, lambda: F.batch_norm(torch.randn(4, 6).cuda(), None, None),
+           "running_mean must be defined in evaluation mode")
+    raises(RuntimeError, lambda: F.batch_norm(torch.arange(8).reshape(4, 2).cuda(), None,
+                                              None, training=True),
+           "\"batch_norm\" not implemented for 'Long'")
+
+
+def case_group_norm_on_device():
+    torch.manual_seed(22)
+    x = torch.randn(3, 6, 4, 5) * 2 - 1
+    w, b = torch.randn(6), torch.randn(6)
+    for groups in (1, 2, 3, 6):
+        for wb in ((w, b), (None, None), (None, b)):
+            close(F.group_norm(x.cuda(), groups, *[t.cuda() if t is not None else None
+                                                   for t in wb]),
+                  F.group_norm(x, groups, *wb), 1e-5)
+            _check_grads(lambda x_, w_, b_: F.group_norm(x_, groups, w_, b_, eps=1e-3),
+                         [x, *wb])
+        for got, want in zip(torch.native_group_norm(x.cuda(), w.cuda(), b.cuda(), 3, 6, 20,
+                                                     groups, 1e-5),
+                             torch.native_group_norm(x, w, b, 3, 6, 20, groups, 1e-5)):
+            close(got, want, 1e-5)
+    x3 = torch.randn(4, 6, 7)
+    close(F.group_norm(x3.cuda(), 2, w.cuda(), b.cuda()), F.group_norm(x3, 2, w, b), 1e-5)
+    x2 = torch.randn(5, 6)
+    _check_grads(lambda x_, w_: F.group_norm(x_, 2, w_), [x2, w])
+    close(F.group_norm(x.double().cuda(), 3), F.group_norm(x.double(), 3), 1e-12)
+    gn = torch.nn.GroupNorm(2, 6)
+    close(gn.cuda()(x.cuda()), gn.cpu()(x), 1e-5)
+    for dt, tol in ((torch.float16, 5e-3), (torch.bfloat16, 5e-2)):
+        y = F.group_norm(x.to(dt).cuda(), 3, w.to(dt).cuda(), b.to(dt).cuda())
+        assert y.dtype == dt
+        close(y.float(), F.group_norm(x.to(dt).float(), 3, w.to(dt).float(),
+                                      b.to(dt).float()), tol * 10)
+    close(F.group_norm(torch.empty(0, 6, 2).cuda(), 3), F.group_norm(torch.empty(0, 6, 2), 3))
+    raises(RuntimeError, lambda: F.group_norm(x.cuda(), 4),
+           "Expected number of channels in input to be divisible by num_groups, but got "
+           "input of shape [3, 6, 4, 5] and num_groups=4")
+    raises(RuntimeError, lambda: F.group_norm(x.cuda(), 3, w),
+           "Expected all tensors to be on the same device, but found at least two "
+           "devices, cuda:0 and cpu!")
+
+
+def case_norm_training_steps_match_cpu():
+    """Linear-LayerNorm-ReLU-Linear and Linear-BatchNorm1d-ReLU-Linear, MSE
+    loss, SGD with momentum: the device's steps give the CPU's parameters
+    and running statistics."""
+    def run(norm, device):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(8, 12), norm(12), torch.nn.ReLU(),
+                                    torch.nn.Linear(12, 3)).to(device)
+        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        x = torch.randn(16, 8).to(device)
+        y = torch.randn(16, 3).to(device)
+        losses = []
+        for _ in range(4):
+            opt.zero_grad()
+            loss = torch.nn.MSELoss()(model(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses, [t.detach().cpu() for t in model.state_dict().values()]
+
+    for norm in (torch.nn.LayerNorm, torch.nn.BatchNorm1d,
+                 lambda c: torch.nn.GroupNorm(3, c)):
+        losses_c, state_c = run(norm, "cpu")
+        losses_d, state_d = run(norm, "cuda")
+        assert losses_d[-1] < losses_d[0], losses_d
+        for lc, ld in zip(losses_c, losses_d):
+            assert abs(lc - ld) < 1e-5, (losses_c, losses_d)
+        for sc, sd in zip(state_c, state_d):
+            assert sc.dtype == sd.dtype
+            assert torch.allclose(sc.double(), sd.double(), atol=1e-5), (sc, sd)
+
+    # the composites release every temporary: device memory is back at its level
+    def work():
+        xs = torch.randn(4, 6, 5).cuda().requires_grad_()
+        ws = torch.randn(6).cuda().requires_grad_()
+        rmd, rvd = torch.zeros(6).cuda(), torch.ones(6).cuda()
+        y = (F.batch_norm(xs, rmd, rvd, ws, ws, training=True) + F.group_norm(xs, 3, ws, ws)
+             + F.layer_norm(xs, (5,)))
+        y.sum().backward()
+        F.batch_norm(xs.detach(), rmd, rvd, ws.detach(), None)
+        raises(RuntimeError, lambda: F.layer_norm(xs, (5,), torch.ones(5)))
+
+    base = torch.cuda.memory_allocated(0)
+    work()
+    assert torch.cuda.memory_allocated(0) == base, (torch.cuda.memory_allocated(0), base)
+
+
 def case_gloo_on_device_tensors():
     """A group of one over gloo takes device tensors through host copies."""
     import tempfile
@@ -690,6 +955,323 @@ def case_gloo_on_device_tensors():
             same(out[0], torch.arange(6.).reshape(2, 3))
         finally:
             dist.destroy_process_group()
+
+
+# --- gather, index_select, scatter_add, index_add_, embedding ------------------
+
+def case_gather_on_the_device():
+    x = torch.arange(24.).reshape(2, 3, 4)
+    idx = {0: torch.tensor([[[1, 0, 1, 0], [0, 0, 1, 1]]]),
+           1: torch.tensor([[[2, 0, 1, 2], [1, 1, 0, 0]], [[0, 2, 2, 1], [2, 0, 0, 0]]]),
+           2: torch.tensor([[[3, 0], [1, 1], [2, 0]], [[0, 3], [3, 3], [1, 2]]]),
+           -1: torch.tensor([[[3], [0], [1]], [[2], [2], [0]]])}
+    for dim, i in idx.items():
+        before = kernels("gather")
+        same(torch.gather(x.cuda(), dim, i.cuda()), torch.gather(x, dim, i))
+        assert kernels("gather") == before + 1, dim
+    # non-contiguous input and index, an index smaller than the input
+    xt = x.permute(2, 0, 1)                          # (4, 2, 3), strided
+    it = torch.tensor([[3, 1], [0, 2], [1, 1]]).t()  # (2, 3) transposed
+    same(torch.gather(xt.cuda()[:, 1], 0, it.cuda()), torch.gather(xt[:, 1], 0, it))
+    same(torch.gather(x.cuda()[:, ::2, 1:], 2, (idx[2][:, :2, :1] % 3).cuda()),
+         torch.gather(x[:, ::2, 1:], 2, idx[2][:, :2, :1] % 3))
+    same(x.cuda().gather(1, idx[1][:, :1].expand(2, 3, 4).cuda()),
+         x.gather(1, idx[1][:, :1].expand(2, 3, 4)))
+    # every dtype, 0-dim and empty
+    for dt in DTYPES:
+        s = sample(dt)
+        i = torch.tensor([[2, 0, 1, 2], [0, 0, 2, 1]])
+        same(torch.gather(s.cuda(), 0, i.cuda()), torch.gather(s, 0, i))
+        same(torch.gather(s.cuda(), 1, i[:, :3].cuda()), torch.gather(s, 1, i[:, :3]))
+    same(torch.gather(torch.tensor(5.).cuda(), 0, torch.tensor(0).cuda()),
+         torch.gather(torch.tensor(5.), 0, torch.tensor(0)))
+    same(torch.gather(x.cuda(), 1, torch.zeros(2, 0, 4, dtype=torch.long).cuda()),
+         torch.gather(x, 1, torch.zeros(2, 0, 4, dtype=torch.long)))
+    # the CPU's errors: out of range (either side), dtype, ndim, two devices
+    for bad in (torch.tensor([[[2]]]), torch.tensor([[[-1]]])):
+        cpu = raises(RuntimeError, lambda: torch.gather(x, 0, bad))
+        raises(RuntimeError, lambda: torch.gather(x.cuda(), 0, bad.cuda()), cpu)
+    cpu = raises(RuntimeError, lambda: torch.gather(x, 2, torch.tensor([[[0, 4]]])))
+    assert cpu == "index 4 is out of bounds for dimension 2 with size 4", cpu
+    raises(RuntimeError, lambda: torch.gather(x.cuda(), 2, torch.tensor([[[0, 4]]]).cuda()), cpu)
+    cpu = raises(RuntimeError, lambda: torch.gather(x, 0, torch.tensor([[[0]]]).int()))
+    raises(RuntimeError, lambda: torch.gather(x.cuda(), 0, torch.tensor([[[0]]]).int().cuda()),
+           cpu)
+    cpu = raises(RuntimeError, lambda: torch.gather(x, 0, torch.tensor([0])))
+    raises(RuntimeError, lambda: torch.gather(x.cuda(), 0, torch.tensor([0]).cuda()), cpu)
+    msg = ("Expected all tensors to be on the same device, but found at least two "
+           "devices, cuda:0 and cpu!")
+    raises(RuntimeError, lambda: torch.gather(x.cuda(), 0, idx[0]), msg)
+    raises(RuntimeError, lambda: torch.gather(x, 0, idx[0].cuda()),
+           msg.replace("cuda:0 and cpu", "cpu and cuda:0"))
+    # backward: a scatter_add into zeros on the device
+    xd = x.cuda().requires_grad_()
+    xc = x.clone().requires_grad_()
+    before = kernels("scatter_add")
+    (torch.gather(xd, 1, idx[1].cuda()) * 2).sum().backward()
+    (torch.gather(xc, 1, idx[1]) * 2).sum().backward()
+    assert kernels("scatter_add") == before + 1
+    same(xd.grad, xc.grad)
+
+
+def case_index_select_on_the_device():
+    x = torch.arange(24.).reshape(2, 3, 4)
+    for dim, i in ((0, [1, 0, 1]), (1, [2, -1, 0, 0]), (2, [3]), (-1, [-4, 2]), (1, [])):
+        i = torch.tensor(i, dtype=torch.long)
+        for it in (i, i.int()):
+            before = kernels("gather")
+            same(x.cuda().index_select(dim, it.cuda()), x.index_select(dim, it))
+            assert kernels("gather") == before + (1 if it.numel() else 0)
+    same(x.cuda()[1].t().index_select(0, torch.tensor(2).cuda()),
+         x[1].t().index_select(0, torch.tensor(2)))
+    same(torch.index_select(x.cuda()[:, 1:, ::2], 2, torch.tensor([1, 1]).cuda()),
+         torch.index_select(x[:, 1:, ::2], 2, torch.tensor([1, 1])))
+    for dt in DTYPES:
+        s = sample(dt)
+        same(s.cuda().index_select(1, torch.tensor([3, 0, 3]).cuda()),
+             s.index_select(1, torch.tensor([3, 0, 3])))
+    for bad in (torch.tensor([0, 3]), torch.tensor([-4])):
+        cpu = raises(IndexError, lambda: x.index_select(1, bad))
+        assert cpu == "index out of range in self", cpu
+        raises(IndexError, lambda: x.cuda().index_select(1, bad.cuda()), cpu)
+    cpu = raises(IndexError, lambda: x.index_select(1, torch.tensor([[0]])))
+    raises(IndexError, lambda: x.cuda().index_select(1, torch.tensor([[0]]).cuda()), cpu)
+    raises(RuntimeError, lambda: x.cuda().index_select(1, torch.tensor([0])),
+           "Expected all tensors to be on the same device, but found at least two "
+           "devices, cuda:0 and cpu!")
+    # backward: index_add into zeros on the device, repeated rows accumulate
+    xd, xc = x.cuda().requires_grad_(), x.clone().requires_grad_()
+    i = torch.tensor([2, 0, 2, 2])
+    (xd.index_select(1, i.cuda()) ** 2).sum().backward()
+    (xc.index_select(1, i) ** 2).sum().backward()
+    same(xd.grad, xc.grad)
+
+
+def case_scatter_add_and_index_add():
+    for dt in (torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64,
+               torch.int32, torch.int16, torch.int8, torch.uint8):
+        z = torch.arange(12).reshape(3, 4).to(dt)
+        src = (torch.arange(8).reshape(2, 4) + 1).to(dt)
+        i = torch.tensor([[0, 2, 2, 0], [2, 2, 1, 0]])   # duplicates accumulate
+        before = kernels("scatter_add")
+        same(z.cuda().scatter_add(0, i.cuda(), src.cuda()), z.scatter_add(0, i, src))
+        assert kernels("scatter_add") == before + 1, dt
+        d = z.cuda()
+        d.scatter_add_(1, i.cuda(), src.cuda())
+        same(d, z.clone().scatter_add_(1, i, src))
+        # index_add_: rows with repeated and negative indices, alpha
+        t = torch.zeros(4, 3, dtype=dt)
+        s = torch.arange(15).reshape(5, 3).to(dt)
+        j = torch.tensor([0, 3, 0, -1, 1])
+        d = t.cuda()
+        d.index_add_(0, j.cuda(), s.cuda())
+        same(d, t.clone().index_add_(0, j, s))
+        if dt.is_floating_point:
+            same(t.cuda().index_add(1, torch.tensor([2, 2]).cuda(), s[:4, :2].cuda(), alpha=3),
+                 t.index_add(1, torch.tensor([2, 2]), s[:4, :2], alpha=3))
+    # bool adds as or
+    b = torch.tensor([[True, False], [False, False]])
+    same(b.cuda().scatter_add(0, torch.tensor([[1, 1]]).cuda(), b[:1].cuda()),
+         b.scatter_add(0, torch.tensor([[1, 1]]), b[:1]))
+    # a src larger than the index, strided operands
+    z, src = torch.zeros(3, 5), torch.arange(20.).reshape(4, 5)
+    i = torch.tensor([[2, 1], [0, 2]])
+    same(z.cuda().t().scatter_add(1, i.cuda(), src.cuda().t()),
+         z.t().scatter_add(1, i, src.t()))
+    # errors
+    cpu = raises(RuntimeError, lambda: z.scatter_add(0, torch.tensor([[3]]), src))
+    raises(RuntimeError, lambda: z.cuda().scatter_add(0, torch.tensor([[3]]).cuda(),
+                                                      src.cuda()), cpu)
+    cpu = raises(RuntimeError, lambda: z.scatter_add(0, torch.tensor([[0, 0]]), src.int()))
+    raises(RuntimeError, lambda: z.cuda().scatter_add(0, torch.tensor([[0, 0]]).cuda(),
+                                                      src.int().cuda()), cpu)
+    cpu = raises(IndexError, lambda: z.index_add(0, torch.tensor([0, 3]), src[:2]))
+    raises(IndexError, lambda: z.cuda().index_add(0, torch.tensor([0, 3]).cuda(),
+                                                  src[:2].cuda()), cpu)
+    cpu = raises(RuntimeError, lambda: z.index_add(0, torch.tensor([0, 1]), src[:3]))
+    raises(RuntimeError, lambda: z.cuda().index_add(0, torch.tensor([0, 1]).cuda(),
+                                                    src[:3].cuda()), cpu)
+    raises(RuntimeError, lambda: z.cuda().scatter_add(0, torch.tensor([[0]]), src.cuda()),
+           "Expected all tensors to be on the same device, but found at least two "
+           "devices, cuda:0 and cpu!")
+    # gradients of both, on the device
+    zd, sd = torch.zeros(3, 5).cuda().requires_grad_(), src.cuda().requires_grad_()
+    zc, sc = torch.zeros(3, 5).requires_grad_(), src.clone().requires_grad_()
+    ii = torch.tensor([[2, 1, 0, 0, 1], [0, 2, 2, 1, 1]])
+    w = torch.arange(15.).reshape(3, 5)
+    (zd.scatter_add(0, ii.cuda(), sd) * w.cuda()).sum().backward()
+    (zc.scatter_add(0, ii, sc) * w).sum().backward()
+    same(zd.grad, zc.grad)
+    same(sd.grad, sc.grad)
+
+
+def case_embedding_forward_backward():
+    torch.manual_seed(1)
+    w = torch.randn(6, 4)
+    idx = torch.tensor([[0, 2, 5], [2, 2, 1]])
+    for dt in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+        same(F.embedding(idx.cuda(), w.to(dt).cuda()), F.embedding(idx, w.to(dt)))
+    same(F.embedding(idx.int().cuda(), w.cuda()), F.embedding(idx.int(), w))
+    same(F.embedding(idx[0, 1].cuda(), w.cuda()), F.embedding(idx[0, 1], w))
+    same(F.embedding(idx.t().cuda(), w.cuda().t().contiguous().t()), F.embedding(idx.t(), w))
+    for pad in (None, 2, -1):
+        for freq in (False, True):
+            wc = w.clone().requires_grad_()
+            wd = w.cuda().requires_grad_()
+            g = torch.randn(2, 3, 4)
+            (F.embedding(idx, wc, padding_idx=pad, scale_grad_by_freq=freq) * g).sum().backward()
+            before = kernels("scatter_add")
+            (F.embedding(idx.cuda(), wd, padding_idx=pad, scale_grad_by_freq=freq)
+             * g.cuda()).sum().backward()
+            assert kernels("scatter_add") > before
+            close(wd.grad, wc.grad, 1e-6)
+    # nn.Embedding on the device, gathers
+    emb = torch.nn.Embedding(6, 4, padding_idx=0)
+    before = kernels("gather")
+    out = emb.cuda()(idx.cuda())
+    assert kernels("gather") == before + 1 and out.is_cuda
+    # errors: as the CPU's
+    cpu = raises(IndexError, lambda: F.embedding(torch.tensor([6]), w))
+    raises(IndexError, lambda: F.embedding(torch.tensor([6]).cuda(), w.cuda()), cpu)
+    cpu = raises(IndexError, lambda: F.embedding(torch.tensor([-7]), w))
+    raises(IndexError, lambda: F.embedding(torch.tensor([-7]).cuda(), w.cuda()), cpu)
+    cpu = raises(RuntimeError, lambda: F.embedding(torch.tensor([1.0]), w))
+    raises(RuntimeError, lambda: F.embedding(torch.tensor([1.0]).cuda(), w.cuda()), cpu)
+    raises(RuntimeError, lambda: F.embedding(idx, w.cuda()),
+           "Expected all tensors to be on the same device, but found at least two "
+           "devices, cuda:0 and cpu!")
+    # max_norm renormalises on the host: refused on the device
+    raises(NotImplementedError, lambda: F.embedding(idx.cuda(), w.cuda(), max_norm=1.0))
+
+
+def case_embedding_training_step_matches_cpu():
+    """nn.Embedding -> mean over the sequence -> Linear -> cross_entropy, with
+    SGD: the device's parameters follow the CPU's."""
+    def run(device):
+        torch.manual_seed(0)
+        emb = torch.nn.Embedding(10, 6, padding_idx=0)
+        lin = torch.nn.Linear(6, 3)
+        emb, lin = emb.to(device), lin.to(device)
+        opt = torch.optim.SGD(list(emb.parameters()) + list(lin.parameters()), lr=0.5)
+        tokens = torch.tensor([[1, 2, 3, 0], [4, 4, 5, 0], [6, 7, 8, 9], [1, 1, 0, 0],
+                               [9, 8, 2, 3], [5, 0, 0, 0]]).to(device)
+        y = torch.tensor([0, 1, 2, 0, 2, 1]).to(device)
+        losses = []
+        for _ in range(8):
+            opt.zero_grad()
+            loss = F.cross_entropy(lin(emb(tokens).mean(1)), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses, [p.detach().cpu() for p in list(emb.parameters()) + list(lin.parameters())]
+
+    before = kernels("scatter_add")
+    losses_c, params_c = run("cpu")
+    losses_d, params_d = run("cuda")
+    assert kernels("scatter_add") >= before + 8
+    assert losses_d[-1] < losses_d[0], losses_d
+    for lc, ld in zip(losses_c, losses_d):
+        assert abs(lc - ld) < 1e-5, (losses_c, losses_d)
+    for pc, pd in zip(params_c, params_d):
+        assert torch.allclose(pc, pd, atol=1e-5), (pc, pd)
+    assert params_d[0][0].abs().sum().item() == 0      # the padding row never moved
+
+
+def case_data_parallel_over_two_devices():
+    """nn.DataParallel on cuda:0 and cuda:1: the batch is split, each half
+    runs on its device, outputs come back to output_device, and training
+    gives the CPU's parameters (replica gradients add up in the module's)."""
+    seen = []
+
+    class Probe(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(6, 3)
+            self.register_buffer("scale", torch.tensor(2.0))
+
+        def forward(self, x, bias=None):
+            seen.append((x.device.index, x.shape[0], self.lin.weight.device.index,
+                         self.scale.device.index))
+            out = self.lin(x) * self.scale
+            return (out, out.sum()) if bias is None else out + bias
+
+    def run(dp):
+        torch.manual_seed(0)
+        m = Probe()
+        x = torch.randn(10, 6)
+        y = torch.randint(0, 3, (10,))
+        if dp:
+            m = m.cuda(0)
+            model = torch.nn.DataParallel(m, device_ids=[0, 1])
+            x, y = x.cuda(0), y.cuda(0)
+        else:
+            model = m
+        opt = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+        for _ in range(3):
+            opt.zero_grad()
+            out, total = model(x)
+            loss = F.cross_entropy(out, y) + total.sum() * 1e-3
+            loss.backward()
+            opt.step()
+        return out, loss.item(), [p.detach().cpu() for p in m.parameters()]
+
+    out_c, loss_c, params_c = run(False)
+    del seen[:]
+    out_d, loss_d, params_d = run(True)
+    assert out_d.device == torch.device("cuda:0") and out_d.shape == (10, 3)
+    assert seen[:2] == [(0, 5, 0, 0), (1, 5, 1, 1)], seen
+    assert abs(loss_c - loss_d) < 1e-5, (loss_c, loss_d)
+    for pc, pd in zip(params_c, params_d):
+        assert torch.allclose(pc, pd, atol=1e-6), (pc, pd)
+    # output_device, keyword arguments split along dim, a batch smaller
+    # than the device count
+    m = Probe().cuda(0)
+    dp = torch.nn.DataParallel(m, device_ids=[0, 1], output_device=1)
+    x = torch.randn(4, 6).cuda(0)
+    b = torch.ones(4, 3).cuda(0)
+    del seen[:]
+    r = dp(x, bias=b)
+    assert r.device == torch.device("cuda:1") and [s[:2] for s in seen] == [(0, 2), (1, 2)]
+    close(r, (m.lin(x) * 2 + b).cpu(), 1e-6)
+    del seen[:]
+    r = dp(x[:1], bias=b[:1])
+    assert r.shape == (1, 3) and [s[:2] for s in seen] == [(0, 1)], seen
+    raises(RuntimeError, lambda: torch.nn.DataParallel(Probe(), device_ids=[0, 1])(x))
+
+
+def case_backward_runs_on_the_forward_stream():
+    """Note [Backward in stream order]: the backward of ops run under
+    torch.cuda.stream(s) is queued on s, after the caller's stream (an
+    event wait), and the caller's stream waits for it at the end; with one
+    stream throughout there is no wait at all."""
+    kernels("copy")                          # loads the library
+    lib = _fake[0]
+    lib.fake_cuda_stream_kernels.restype = ctypes.c_long
+    lib.fake_cuda_stream_kernels.argtypes = [ctypes.c_void_p]
+    lib.fake_cuda_stream_waits.restype = ctypes.c_long
+
+    def on(stream):
+        return lib.fake_cuda_stream_kernels(stream.cuda_stream or None)
+
+    torch.manual_seed(5)
+    x = torch.randn(4, 3).cuda().requires_grad_()
+    d = torch.cuda.default_stream()
+    y = (x * 2).exp().sum()
+    before_d, waits = on(d), lib.fake_cuda_stream_waits()
+    y.backward()
+    assert on(d) > before_d and lib.fake_cuda_stream_waits() == waits
+    s = torch.cuda.Stream()
+    x.grad = None
+    with torch.cuda.stream(s):
+        s.wait_stream(d)
+        y = (x * 2).exp().sum()
+    before_s, before_d, waits = on(s), on(d), lib.fake_cuda_stream_waits()
+    y.backward()
+    # exp's and mul's backward on s; the root's ones on the caller's stream
+    assert on(s) - before_s >= 2, on(s) - before_s
+    assert on(d) - before_d <= 1, on(d) - before_d
+    assert lib.fake_cuda_stream_waits() - waits == 2
+    close(x.grad, (2 * (x.detach() * 2).exp()).cpu(), 1e-6)
 
 
 def main():

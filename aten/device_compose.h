@@ -1,0 +1,82 @@
+/* aten/device_compose.h -- the helpers of the ops composed of device
+ * kernels (device_nn.c, device_norm.c): each step's result is kept in a
+ * `temps` list and released with it at the end.  Every helper passes NULL
+ * (an earlier failure, error set) through, so a chain of them needs one
+ * check at its end. */
+#ifndef CTORCH_ATEN_DEVICE_COMPOSE_H
+#define CTORCH_ATEN_DEVICE_COMPOSE_H
+
+#include "aten/device.h"
+
+#include <assert.h>
+
+#include <ctorch/ops_reduce.h>
+
+/* (batch norm's forward keeps about 50) */
+#define TEMPS_MAX 96
+typedef struct {
+    ct_tensor *t[TEMPS_MAX];
+    int n;
+} temps;
+
+static inline ct_tensor *
+tmp(temps *s, ct_tensor *t)
+{
+    assert(s->n < TEMPS_MAX);
+    if (t != NULL) {
+        s->t[s->n++] = t;
+    }
+    return t;
+}
+
+static inline void
+temps_free(temps *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        ct_tensor_decref(s->t[i]);
+    }
+    s->n = 0;
+}
+
+/* The dtype PyTorch's CUDA kernels compute a dtype in. */
+static inline ct_dtype
+accumulate_dtype(ct_dtype dt)
+{
+    return dt == CT_DTYPE_FLOAT16 || dt == CT_DTYPE_BFLOAT16 ? CT_DTYPE_FLOAT32 : dt;
+}
+
+/* A 0-dim CPU number; binary ops take it to their device and dtype. */
+static inline ct_tensor *
+scalar(temps *s, ct_scalar v)
+{
+    return tmp(s, ct_scalar_tensor(v));
+}
+
+static inline ct_tensor *
+bin(temps *s, ct_binary_op op, const ct_tensor *a, const ct_tensor *b)
+{
+    if (a == NULL || b == NULL) {
+        return NULL;
+    }
+    return tmp(s, ct_binary(op, a, b, ct_scalar_int(1), NULL, CT_OUT_NEW));
+}
+
+static inline ct_tensor *
+un(temps *s, ct_unary_op op, const ct_tensor *t)
+{
+    return t != NULL ? tmp(s, ct_unary(op, t, NULL, CT_OUT_NEW)) : NULL;
+}
+
+static inline ct_tensor *
+sum_over(temps *s, const ct_tensor *t, int nd, const int64_t *dims, bool keepdim)
+{
+    return t != NULL ? tmp(s, ct_sum(t, nd, dims, keepdim, CT_DTYPE_COUNT)) : NULL;
+}
+
+static inline ct_tensor *
+in_dtype(temps *s, const ct_tensor *t, ct_dtype dt)
+{
+    return t != NULL ? tmp(s, ct_to_dtype(t, dt, false)) : NULL;
+}
+
+#endif
