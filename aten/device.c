@@ -286,6 +286,34 @@ ct__device_unary(ct_unary_op op, ct_tensor *out, const ct_tensor *in)
     return be->unary(ct_tensor_device(out).index, stream, op, &v[0], &v[1]);
 }
 
+ct_tensor *
+ct_pin_memory(const ct_tensor *t)
+{
+    if (on_cuda(t)) {
+        return ct_error(CT_ERR_RUNTIME, "cannot pin 'torch.cuda.%sTensor' only dense CPU "
+                        "tensors can be pinned", ct_dtype_table[t->dtype].legacy),
+               NULL;
+    }
+    if (ct_is_pinned(t)) {
+        ct_tensor_incref((ct_tensor *)t);
+        return (ct_tensor *)t;
+    }
+    ct_storage *s = ct_storage_new_pinned((size_t)t->numel * ct_dtype_itemsize(t->dtype));
+    ct_tensor *p = s != NULL ? ct_tensor_new(s, 0, t->ndim, t->sizes, NULL, t->dtype) : NULL;
+    ct_storage_decref(s);
+    if (p != NULL && t->numel > 0 && ct_copy_(p, t) < 0) {
+        ct_tensor_decref(p);
+        p = NULL;
+    }
+    return p;
+}
+
+bool
+ct_is_pinned(const ct_tensor *t)
+{
+    return (t->storage->flags & CT_STORAGE_PINNED) != 0;
+}
+
 int
 ct__device_where(ct_tensor *out, const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b)
 {

@@ -149,6 +149,8 @@ FORWARD(void *, ct_cuda_malloc, malloc, NULL, (int device, void *stream, size_t 
         (device, stream, size))
 FORWARD(int, ct_cuda_free, free, -1, (void *p), (p))
 FORWARD(int, ct_cuda_record_stream, record_stream, -1, (void *p, void *stream), (p, stream))
+FORWARD(void *, ct_cuda_host_alloc, host_alloc, NULL, (size_t size), (size))
+FORWARD(int, ct_cuda_host_free, host_free, -1, (void *p), (p))
 FORWARD(int, ct_cuda_empty_cache, empty_cache, -1, (void), ())
 FORWARD(int, ct_cuda_memory_stats, stats, -1, (int device, ct_device_cache_stats *out),
         (device, out))

@@ -151,6 +151,28 @@ ct_storage_new_external(void *data, size_t nbytes, ct_device device,
     return s;
 }
 
+static void
+pinned_free(void *p)
+{
+    ct_cuda_host_free(p);
+}
+
+ct_storage *
+ct_storage_new_pinned(size_t nbytes)
+{
+    void *p = ct_cuda_host_alloc(nbytes);
+    if (p == NULL) {
+        return NULL;
+    }
+    ct_storage *s = ct_storage_new_external(p, nbytes, ct_device_cpu(), pinned_free, p);
+    if (s == NULL) {
+        ct_cuda_host_free(p);
+        return NULL;
+    }
+    s->flags |= CT_STORAGE_PINNED;
+    return s;
+}
+
 void
 ct_storage_decref(ct_storage *s)
 {

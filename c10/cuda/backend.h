@@ -8,7 +8,7 @@
 #include <ctorch/dtype.h>
 #include <ctorch/op_lists.h>
 
-#define CT_CUDA_ABI 6
+#define CT_CUDA_ABI 7
 
 /* A strided operand of a device kernel: sizes and strides in elements,
  * data at the first element.  The host (aten/device.c) hands every operand
@@ -55,6 +55,9 @@ typedef struct ct_cuda_backend {
     void *(*malloc)(int device, void *stream, size_t size);
     int (*free)(void *p);
     int (*record_stream)(void *p, void *stream);
+    /* page-locked host memory (cudaHostAlloc), for pin_memory() */
+    void *(*host_alloc)(size_t size);
+    int (*host_free)(void *p);
     int (*empty_cache)(void);
     int (*stats)(int device, ct_device_cache_stats *out);
     int (*reset_peak)(int device);

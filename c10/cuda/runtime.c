@@ -299,6 +299,24 @@ cuda_free(void *p)
     return c != NULL ? ct_device_cache_release(c, p) : -1;
 }
 
+/* Page-locked host memory, as PyTorch's pinned allocator (without its
+ * cache: every pin_memory() is a cudaHostAlloc). */
+static void *
+cuda_host_alloc(size_t size)
+{
+    void *p = NULL;
+    if (check(cudaHostAlloc(&p, size > 0 ? size : 1, cudaHostAllocDefault)) < 0) {
+        return NULL;
+    }
+    return p;
+}
+
+static int
+cuda_host_free(void *p)
+{
+    return check(cudaFreeHost(p));
+}
+
 static int
 record_stream(void *p, void *stream)
 {
@@ -584,6 +602,8 @@ static const ct_cuda_backend backend = {
     .mem_info = mem_info,
     .malloc = cuda_malloc,
     .free = cuda_free,
+    .host_alloc = cuda_host_alloc,
+    .host_free = cuda_host_free,
     .record_stream = record_stream,
     .empty_cache = empty_cache,
     .stats = stats,

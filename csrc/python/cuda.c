@@ -338,7 +338,36 @@ cuda_event_elapsed(PyObject *self, PyObject *args)
     return ct_cuda_event_elapsed_ms(a, b, &ms) < 0 ? ctpy_raise() : PyFloat_FromDouble(ms);
 }
 
+/* _pin_memory(t), _is_pinned(t): Tensor.pin_memory() / is_pinned() */
+static PyObject *
+cuda_pin_memory(PyObject *self, PyObject *t)
+{
+    (void)self;
+    if (!ctpy_is_tensor(t)) {
+        PyErr_SetString(PyExc_TypeError, "_pin_memory() expects a tensor");
+        return NULL;
+    }
+    ct_tensor *p;
+    Py_BEGIN_ALLOW_THREADS
+    p = ct_pin_memory(ctpy_tensor(t));
+    Py_END_ALLOW_THREADS
+    return ctpy_result(p);
+}
+
+static PyObject *
+cuda_is_pinned(PyObject *self, PyObject *t)
+{
+    (void)self;
+    if (!ctpy_is_tensor(t)) {
+        PyErr_SetString(PyExc_TypeError, "_is_pinned() expects a tensor");
+        return NULL;
+    }
+    return PyBool_FromLong(ct_is_pinned(ctpy_tensor(t)));
+}
+
 PyMethodDef ctpy_cuda_functions[] = {
+    {"_pin_memory", cuda_pin_memory, METH_O, NULL},
+    {"_is_pinned", cuda_is_pinned, METH_O, NULL},
     {"_cuda_is_built", cuda_is_built, METH_NOARGS, NULL},
     {"_cuda_getDeviceCount", cuda_device_count, METH_NOARGS, NULL},
     {"_cuda_init", cuda_init, METH_NOARGS, NULL},

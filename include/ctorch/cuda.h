@@ -45,6 +45,9 @@ int ct_cuda_mem_get_info(int device, size_t *free_bytes, size_t *total_bytes);
 void *ct_cuda_malloc(int device, void *stream, size_t size);
 int ct_cuda_free(void *p);
 int ct_cuda_record_stream(void *p, void *stream);
+/* Page-locked host memory (what pin_memory() puts tensors in). */
+void *ct_cuda_host_alloc(size_t size);
+int ct_cuda_host_free(void *p);
 int ct_cuda_empty_cache(void);
 int ct_cuda_memory_stats(int device, ct_device_cache_stats *out);
 int ct_cuda_reset_peak_memory_stats(int device);

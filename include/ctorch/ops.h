@@ -65,6 +65,12 @@ ct_tensor *ct_to_dtype(const ct_tensor *t, ct_dtype dtype, bool copy);
 /* A copy of t on device (strides kept when t is dense), waiting for the
  * copy when it touches host memory.  "cuda" alone is the current device. */
 ct_tensor *ct_to_device(const ct_tensor *t, ct_device device);
+/* Tensor.pin_memory(): a contiguous copy of CPU tensor t in page-locked
+ * memory (t itself, new reference, when it is there already); PyTorch's
+ * error for a device tensor, CUDA's when it cannot start. */
+ct_tensor *ct_pin_memory(const ct_tensor *t);
+/* Whether t's storage is page-locked (pin_memory's). */
+bool ct_is_pinned(const ct_tensor *t);
 /* Contiguous copy, or t itself (new ref) when already contiguous. */
 ct_tensor *ct_contiguous(const ct_tensor *t);
 /* Copy keeping a dense layout (memory_format=preserve). */

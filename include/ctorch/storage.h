@@ -23,6 +23,7 @@ enum {
     CT_STORAGE_RESIZABLE = 1u << 0,
     CT_STORAGE_SHARED = 1u << 1,
     CT_STORAGE_SMALL = 1u << 2,     /* a small block: see c10/storage.c */
+    CT_STORAGE_PINNED = 1u << 3,    /* CPU memory page-locked by CUDA */
 };
 
 typedef struct ct_storage {
@@ -39,6 +40,9 @@ typedef struct ct_storage {
 
 /* New storage of nbytes from the device's allocator (uninitialised). */
 ct_storage *ct_storage_new(size_t nbytes, ct_device device);
+/* New CPU storage of nbytes in page-locked memory from the CUDA part
+ * (CT_STORAGE_PINNED); NULL with CUDA's error when it cannot start. */
+ct_storage *ct_storage_new_pinned(size_t nbytes);
 /* Wrap outside memory; deleter(ctx) runs when the last reference goes. */
 ct_storage *ct_storage_new_external(void *data, size_t nbytes, ct_device device,
                                     ct_deleter deleter, void *ctx);

@@ -132,6 +132,15 @@ class Tensor(_C.TensorBase):
                                "matrices. Got %d-D tensor." % self.dim())
         return self.transpose(-2, -1)
 
+    def pin_memory(self, device=None):
+        """A copy in page-locked host memory, from which copies to a GPU
+        are faster (self when already pinned)."""
+        return _C._pin_memory(self)
+
+    def is_pinned(self, device=None):
+        """Whether this tensor lives in page-locked memory."""
+        return _C._is_pinned(self)
+
     def cpu(self, memory_format=None):
         if self.device.type == "cpu" and memory_format is None:
             return self

@@ -290,6 +290,37 @@ fake_free(void *p)
     return ct_device_cache_release(cache, p);
 }
 
+/* pinned host memory: plain host memory, counted for tests */
+static atomic_long pinned_blocks;
+
+static void *
+fake_host_alloc(size_t size)
+{
+    void *p = malloc(size > 0 ? size : 1);
+    if (p == NULL) {
+        ct_error(CT_ERR_NOMEM, "CUDA error: out of memory");
+        return NULL;
+    }
+    atomic_fetch_add(&pinned_blocks, 1);
+    return p;
+}
+
+static int
+fake_host_free(void *p)
+{
+    atomic_fetch_sub(&pinned_blocks, 1);
+    free(p);
+    return 0;
+}
+
+/* For tests: pinned blocks allocated and not freed. */
+long fake_cuda_pinned_blocks(void);
+long
+fake_cuda_pinned_blocks(void)
+{
+    return atomic_load(&pinned_blocks);
+}
+
 static int
 record_stream(void *p, void *stream)
 {
@@ -803,6 +834,8 @@ static const ct_cuda_backend backend = {
     .mem_info = mem_info,
     .malloc = fake_malloc,
     .free = fake_free,
+    .host_alloc = fake_host_alloc,
+    .host_free = fake_host_free,
     .record_stream = record_stream,
     .empty_cache = empty_cache,
     .stats = stats,

@@ -1274,6 +1274,34 @@ def case_backward_runs_on_the_forward_stream():
     close(x.grad, (2 * (x.detach() * 2).exp()).cpu(), 1e-6)
 
 
+def case_pin_memory():
+    """Tensor.pin_memory() copies into the part's page-locked memory (a
+    contiguous copy; views of it are pinned too; freed with the tensor),
+    DataLoader(pin_memory=True) pins its batches, device tensors refuse."""
+    import gc
+    kernels("copy")
+    lib = _fake[0]
+    lib.fake_cuda_pinned_blocks.restype = ctypes.c_long
+    blocks = lib.fake_cuda_pinned_blocks()
+    t = torch.arange(6.).reshape(2, 3).t()
+    assert not t.is_pinned()
+    p = t.pin_memory()
+    assert p.is_pinned() and p.is_contiguous() and p.device.type == "cpu"
+    assert p.tolist() == t.tolist() and p.pin_memory() is p and p[1].is_pinned()
+    assert lib.fake_cuda_pinned_blocks() == blocks + 1
+    same(p.cuda(non_blocking=True), t)
+    raises(RuntimeError, lambda: p.cuda().pin_memory(),
+           "cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors can be pinned")
+    from ctorch.utils.data import DataLoader, TensorDataset
+    dl = DataLoader(TensorDataset(torch.arange(8.), torch.arange(8)), batch_size=4,
+                    pin_memory=True)
+    for x, y in dl:
+        assert x.is_pinned() and y.is_pinned()
+    del p, x, y, dl
+    gc.collect()
+    assert lib.fake_cuda_pinned_blocks() == blocks
+
+
 def main():
     names = sys.argv[1:] or case_names()
     results = {}

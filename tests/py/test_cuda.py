@@ -44,6 +44,8 @@ def test_answers_without_a_driver():
     assert error_of(lambda: c.Event(True).elapsed_time(c.Event(True))) == (
         "RuntimeError", "Both events must be recorded before calculating elapsed time.")
     assert error_of(lambda: c.Event().wait()) == NO          # the current stream
+    assert ctorch.ones(2).is_pinned() is False
+    assert error_of(lambda: ctorch.ones(2).pin_memory()) == NO
     with c.device(-1):
         pass
     with c.device_of(ctorch.zeros(1)):
