@@ -120,6 +120,28 @@ input_operand(const ct_tensor *t, ct_dtype common, const ct_tensor *out, bool re
     return (ct_tensor *)t;
 }
 
+/* On a device: self + value * t1 * t2 (or / t2) from the device's binary
+ * kernels, in the order the CPU's expression rounds (value * t1 first);
+ * operands already in the common dtype.  Half and bfloat16 round after
+ * each step, where the CPU rounds once.  A new reference. */
+static ct_tensor *
+device_ternary(bool div, const ct_tensor *self, const ct_tensor *t1, const ct_tensor *t2,
+               ct_scalar value)
+{
+    ct_tensor *v = ct_scalar_tensor(value);
+    ct_tensor *vt = v != NULL ? ct_binary(CT_BINARY_MUL, t1, v, ct_scalar_int(1), NULL,
+                                          CT_OUT_NEW) : NULL;
+    ct_tensor *q = vt != NULL ? ct_binary(div ? CT_BINARY_DIV : CT_BINARY_MUL, vt, t2,
+                                          ct_scalar_int(1), NULL, CT_OUT_NEW) : NULL;
+    ct_tensor *r = q != NULL ? ct_add(self, q, ct_scalar_int(1)) : NULL;
+    ct_tensor *c = r != NULL ? ct_to_dtype(r, self->dtype, false) : NULL;
+    ct_tensor_decref(v);
+    ct_tensor_decref(vt);
+    ct_tensor_decref(q);
+    ct_tensor_decref(r);
+    return c;
+}
+
 /* The driver of both ops: promote, broadcast, check out=, run `loops`.
  * Returns a new reference (out itself when given). */
 static ct_tensor *
@@ -134,8 +156,10 @@ ternary(const char *name, const ct_loop *loops, const ct_tensor *self,
     int n1, ndim;
     int64_t s1[CT_MAX_DIMS], shape[CT_MAX_DIMS];
     value_ctx vctx;
+    ct_device dev;
 
-    if (ct_result_type_n(3, ins, &common) < 0 ||
+    if (ct__op_device(4, 1, (const ct_tensor *const[]){out, self, t1, t2}, &dev) < 0 ||
+        ct_result_type_n(3, ins, &common) < 0 ||
         ct_broadcast_shapes(self->ndim, self->sizes, t1->ndim, t1->sizes, &n1, s1) <
             0 ||
         ct_broadcast_shapes(n1, s1, t2->ndim, t2->sizes, &ndim, shape) < 0) {
@@ -170,6 +194,19 @@ ternary(const char *name, const ct_loop *loops, const ct_tensor *self,
     }
     const ct_tensor *const *inputs = (const ct_tensor *const *)ops + 1;
     if (out != NULL && ct_iter_check_out(out, mode, ndim, shape, 3, inputs) < 0) {
+        goto done;
+    }
+    if (dev.type != CT_DEVICE_CPU) {
+        res = device_ternary(loops == addcdiv_loops, ops[1], ops[2], ops[3], value);
+        if (res != NULL && out != NULL) {
+            /* (the inputs were taken before out= was resized) */
+            int rc = ct_copy_(out, res);
+            ct_tensor_decref(res);
+            res = rc < 0 ? NULL : out;
+            if (res != NULL) {
+                ct_tensor_incref(out);
+            }
+        }
         goto done;
     }
     if (out != NULL && out->dtype == common) {
@@ -208,9 +245,6 @@ ct_tensor *
 ct_addcmul(const ct_tensor *self, const ct_tensor *t1, const ct_tensor *t2,
            ct_scalar value, ct_tensor *out, ct_out_mode mode)
 {
-    if (ct__host_only((const ct_tensor *const[]){self, t1, t2, out}, 4) < 0) {
-        return NULL;
-    }
     return ternary("addcmul", addcmul_loops, self, t1, t2, value, out, mode);
 }
 
@@ -218,9 +252,6 @@ ct_tensor *
 ct_addcdiv(const ct_tensor *self, const ct_tensor *t1, const ct_tensor *t2,
            ct_scalar value, ct_tensor *out, ct_out_mode mode)
 {
-    if (ct__host_only((const ct_tensor *const[]){self, t1, t2, out}, 4) < 0) {
-        return NULL;
-    }
     if (ct_dtype_is_integral(t1->dtype, true) &&
         ct_dtype_is_integral(t2->dtype, true)) {
         ct_error(CT_ERR_RUNTIME,

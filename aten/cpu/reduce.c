@@ -1377,6 +1377,65 @@ device_reduce_op(ct_reduce_op op)
     }
 }
 
+static ct_tensor *device_reduce(ct_reduce_op op, const ct_tensor *in, const bool *mask,
+                                bool keepdim, ct_dtype odt, ct_tensor **indices);
+
+/* The vector norm of in on its device, from its pointwise and reduction
+ * kernels: the sum of |x|^p to the power 1/p (p = 2: the square root of
+ * the sum of squares; 1: the sum of |x|; 0: the count of nonzeros; inf /
+ * -inf: the largest / smallest |x|), accumulated in float32 for half and
+ * bfloat16, as PyTorch's CUDA kernels do. */
+static ct_tensor *
+device_norm(const ct_tensor *in, double p, const bool *mask, bool keepdim, ct_dtype odt)
+{
+    ct_dtype acc = in->dtype == CT_DTYPE_FLOAT16 || in->dtype == CT_DTYPE_BFLOAT16
+                       ? CT_DTYPE_FLOAT32 : in->dtype;
+    ct_tensor *x = ct_to_dtype(in, acc, false);
+    ct_tensor *a = x != NULL ? ct_unary(CT_UNARY_ABS, x, NULL, CT_OUT_NEW) : NULL;
+    ct_tensor *k = ct_scalar_tensor(ct_scalar_float(p == 0 ? 0 : p));
+    ct_tensor *y = NULL, *r = NULL, *f = NULL, *out = NULL;
+    ct_reduce_op rop = isinf(p) ? (p > 0 ? CT_REDUCE_AMAX : CT_REDUCE_AMIN) : CT_REDUCE_SUM;
+    if (a == NULL || k == NULL) {
+        goto done;
+    }
+    if (p == 0) {
+        ct_tensor *nz = ct_binary(CT_BINARY_NE, a, k, ct_scalar_int(1), NULL, CT_OUT_NEW);
+        y = nz != NULL ? ct_to_dtype(nz, acc, false) : NULL;
+        ct_tensor_decref(nz);
+    }
+    else if (p == 2) {
+        y = ct_mul(a, a);
+    }
+    else if (p == 1 || isinf(p)) {
+        ct_tensor_incref(y = a);
+    }
+    else {
+        y = ct_binary(CT_BINARY_POW, a, k, ct_scalar_int(1), NULL, CT_OUT_NEW);
+    }
+    r = y != NULL ? device_reduce(rop, y, mask, keepdim, acc, NULL) : NULL;
+    if (r != NULL && p == 2) {
+        f = ct_unary(CT_UNARY_SQRT, r, NULL, CT_OUT_NEW);
+    }
+    else if (r != NULL && p != 0 && p != 1 && !isinf(p)) {
+        ct_tensor *inv = ct_scalar_tensor(ct_scalar_float(1.0 / p));
+        f = inv != NULL ? ct_binary(CT_BINARY_POW, r, inv, ct_scalar_int(1), NULL,
+                                    CT_OUT_NEW) : NULL;
+        ct_tensor_decref(inv);
+    }
+    else if (r != NULL) {
+        ct_tensor_incref(f = r);
+    }
+    out = f != NULL ? ct_to_dtype(f, odt, false) : NULL;
+done:
+    ct_tensor_decref(x);
+    ct_tensor_decref(a);
+    ct_tensor_decref(k);
+    ct_tensor_decref(y);
+    ct_tensor_decref(r);
+    ct_tensor_decref(f);
+    return out;
+}
+
 /* ct_reduce of in (already in the compute dtype) on its device: kept dims
  * first, reduced ones after, as the part's reduce wants. */
 static ct_tensor *
@@ -1460,7 +1519,7 @@ ct_reduce(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
     }
     if (ct__reduce_check_numeric(name, t) < 0 ||
         (ct__is_device(t) && device_reduce_op(op) == CT_CUDA_REDUCE_COUNT &&
-         ct__no_device_kernel(t) < 0)) {
+         op != CT_REDUCE_NORM && ct__no_device_kernel(t) < 0)) {
         return NULL;
     }
     /* the input in the dtype the op computes in */
@@ -1516,7 +1575,8 @@ ct_reduce(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
         return NULL;
     }
     if (ct__is_device(in)) {
-        out = device_reduce(op, in, mask, keepdim, odt, indices);
+        out = op == CT_REDUCE_NORM ? device_norm(in, args ? args->p : 2, mask, keepdim, odt)
+                                   : device_reduce(op, in, mask, keepdim, odt, indices);
         ct_tensor_decref(in);
         return out;
     }

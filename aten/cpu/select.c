@@ -160,14 +160,12 @@ ct_masked_fill_(ct_tensor *t, const ct_tensor *mask, ct_scalar value)
 }
 
 /* clamp is maximum with min, then minimum with max (NaN in t passes
- * through both); either bound may be absent. */
+ * through both); either bound may be absent.  Being ct_binary, it runs on
+ * a device too. */
 ct_tensor *
 ct_clamp(const ct_tensor *t, const ct_tensor *min, const ct_tensor *max,
          ct_tensor *out, ct_out_mode mode)
 {
-    if (ct__host_only((const ct_tensor *const[]){t, min, max, out}, 4) < 0) {
-        return NULL;
-    }
     if (min == NULL && max == NULL) {
         ct_error(CT_ERR_RUNTIME, "torch.clamp: At least one of 'min' or 'max' must not "
                  "be None");

@@ -1302,6 +1302,57 @@ def case_pin_memory():
     assert lib.fake_cuda_pinned_blocks() == blocks
 
 
+def case_optimizers_and_clipping_match_cpu():
+    """Adam, AdamW, RMSprop and Adagrad steps with clip_grad_norm_ (addcmul,
+    addcdiv, clamp and the vector norm on the device) give the CPU's
+    parameters and norms."""
+    def run(device, optcls):
+        torch.manual_seed(0)
+        m = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(),
+                                torch.nn.Linear(8, 3)).to(device)
+        opt = optcls(m.parameters(), lr=0.01)
+        x, y = torch.randn(10, 6).to(device), torch.randint(0, 3, (10,)).to(device)
+        norms = []
+        for _ in range(4):
+            opt.zero_grad()
+            F.cross_entropy(m(x), y).backward()
+            norms.append(float(torch.nn.utils.clip_grad_norm_(m.parameters(), 0.5)))
+            opt.step()
+        return norms, [p.detach().cpu() for p in m.parameters()]
+
+    for optcls in (torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop,
+                   torch.optim.Adagrad):
+        nc, pc = run("cpu", optcls)
+        nd, pd = run("cuda", optcls)
+        assert max(abs(a - b) for a, b in zip(nc, nd)) < 1e-5, (optcls, nc, nd)
+        for a, b in zip(pc, pd):
+            assert torch.allclose(a, b, atol=1e-5), (optcls, a, b)
+    x = torch.tensor([[3.0, -4.0, 0.5], [0.0, 1.5, -2.0]])
+    for p in (2, 1, 0, float("inf"), float("-inf"), 3, 0.5):
+        close(torch.norm(x.cuda(), p), torch.norm(x, p), 1e-6)
+        close(torch.linalg.vector_norm(x.cuda(), p, dim=1, keepdim=True),
+              torch.linalg.vector_norm(x, p, dim=1, keepdim=True), 1e-6)
+    close(torch.norm(x.cuda().half(), 2).float(), torch.norm(x, 2), 1e-3)
+    xd = x.cuda().requires_grad_()
+    torch.norm(xd).backward()
+    close(xd.grad, x / torch.norm(x), 1e-6)
+    t = torch.tensor([1.0, -2.0, 3.5])
+    close(torch.addcmul(t.cuda(), t.cuda(), t.cuda() * 2, value=0.5),
+          torch.addcmul(t, t, t * 2, value=0.5))
+    close(torch.addcdiv(t.cuda(), t.cuda(), t.cuda() + 4, value=-3),
+          torch.addcdiv(t, t, t + 4, value=-3))
+    u = t.cuda()
+    u.addcmul_(u, u, value=2)
+    close(u, torch.addcmul(t, t, t, value=2))
+    close(t.cuda().clamp(-1, 2), t.clamp(-1, 2))
+    close(t.cuda().clamp(max=torch.tensor(0.5)), t.clamp(max=0.5))
+    # dropout samples: refused on the device (no CUDA generator yet), not
+    # drawn on the CPU; without sampling it runs
+    raises(NotImplementedError, lambda: F.dropout(t.cuda()))
+    close(F.dropout(t.cuda(), training=False), t)
+    close(F.dropout(t.cuda(), p=1.0), F.dropout(t, p=1.0))
+
+
 def main():
     names = sys.argv[1:] or case_names()
     results = {}

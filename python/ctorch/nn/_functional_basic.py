@@ -101,16 +101,16 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
     if p == 0 or not train or input.numel() == 0:
         return input
     if p == 1:
-        z = _C.zeros((), dtype=input.dtype)
+        z = _C.zeros((), dtype=input.dtype)     # (a CPU number stands on any device)
         return input.mul_(z) if inplace else input * z
     if feature:
         if input.dim() < 2:
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the "
                                "input")
         shape = (input.size(0), input.size(1)) + (1,) * (input.dim() - 2)
-        noise = _C.empty(shape, dtype=input.dtype)
+        noise = _C.empty(shape, dtype=input.dtype, device=input.device)
     else:
-        noise = _C.empty(tuple(input.shape), dtype=input.dtype)
+        noise = _C.empty(tuple(input.shape), dtype=input.dtype, device=input.device)
     noise.bernoulli_(1 - p)
     if alpha:
         a_const = 1.7580993408473766
