@@ -14,6 +14,7 @@
  */
 #include "aten/device_compose.h"
 
+#include <ctorch/ops_index.h>
 #include <ctorch/ops_nn.h>
 
 /* t as a new reference owned by the caller (t owned by s). */
@@ -112,15 +113,14 @@ ct__device_softmax_backward(const ct_tensor *grad, const ct_tensor *output, int 
 /* --- nll_loss ---------------------------------------------------------------- */
 
 /* The pieces both directions of nll_loss share, for input (C), (N, C) or
- * (N, C, H, W) with class dim cd and target of its other dims:
- * `pick`, a bool tensor of input's shape, true at each counted target's
- * class (false along the whole class dim of an ignored target); `wsel`,
- * each target's weight (1 without weight, 0 when ignored) in the input's
- * dtype; `wb`, the weight viewed along the class dim (NULL without). */
+ * (N, C, H, W) with class dim cd and targets of its other dims: `kept`,
+ * whether each target counts (not ignore_index); `index`, the targets
+ * (ignored ones as class 0) with a 1 at the class dim, for gather and
+ * scatter_add along it; `wsel`, each target's weight (1 without weight, 0
+ * when ignored) in the input's dtype; `zero`, a 0-dim 0 there. */
 typedef struct {
     int cd;
-    ct_tensor *tb;      /* the targets (int64) with a 1 at the class dim */
-    ct_tensor *pick, *wsel, *wb, *zero;
+    ct_tensor *kept, *index, *wsel, *zero;
 } nll_parts;
 
 /* Whether every target is ignore_index or a class in [0, C): -1 with the
@@ -147,41 +147,32 @@ nll_prepare(temps *s, const ct_tensor *input, const ct_tensor *target,
             const ct_tensor *weight, int64_t ignore, nll_parts *p)
 {
     p->cd = input->ndim == 1 ? 0 : 1;
-    int64_t C = input->sizes[p->cd];
+    int64_t C = input->sizes[p->cd], one = 1;
     ct_tensor *t = in_dtype(s, target, CT_DTYPE_INT64);
     if (t == NULL || nll_targets_ok(s, t, C, ignore) < 0) {
         return -1;
     }
-    p->tb = input->ndim == 1 ? t : tmp(s, ct_unsqueeze(t, 1));
-    /* the classes 0..C-1 along the class dim, broadcasting over the rest */
-    int64_t shape[CT_MAX_DIMS];
-    int nd = input->ndim - p->cd;
-    for (int k = 0; k < nd; k++) {
-        shape[k] = k == 0 ? C : 1;
-    }
-    ct_tensor *cls = tmp(s, ct_arange(ct_scalar_int(0), ct_scalar_int(C), ct_scalar_int(1),
-                                      CT_DTYPE_INT64));
-    ct_tensor *cd = cls != NULL ? tmp(s, ct_to_device(cls, ct_tensor_device(input))) : NULL;
-    ct_tensor *cv = cd != NULL ? tmp(s, ct_view(cd, nd, shape)) : NULL;
-    ct_tensor *kept = bin(s, CT_BINARY_NE, p->tb, scalar(s, ct_scalar_int(ignore)));
-    p->pick = bin(s, CT_BINARY_LOGICAL_AND, bin(s, CT_BINARY_EQ, p->tb, cv), kept);
     ct_tensor *z = scalar(s, ct_scalar_int(0));
+    p->kept = bin(s, CT_BINARY_NE, t, scalar(s, ct_scalar_int(ignore)));
+    ct_tensor *tk = p->kept != NULL && z != NULL ? tmp(s, ct_where(p->kept, t, z)) : NULL;
+    p->index = tk == NULL ? NULL
+               : input->ndim == 1 ? tmp(s, ct_view(tk, 1, &one))
+                                  : tmp(s, ct_unsqueeze(tk, 1));
     p->zero = z != NULL ? in_dtype(s, tmp(s, ct_to_device(z, ct_tensor_device(input))),
                                    input->dtype)
                         : NULL;
-    if (p->pick == NULL || p->zero == NULL) {
+    if (p->index == NULL || p->zero == NULL) {
         return -1;
     }
-    p->wb = NULL;
     if (weight != NULL) {
-        p->wb = tmp(s, ct_view(weight, nd, shape));
-        ct_tensor *sel = p->wb != NULL ? tmp(s, ct_where(p->pick, p->wb, p->zero)) : NULL;
-        p->wsel = sum_dim(s, sel, p->cd, false);
+        /* weight[target], 0 where ignored */
+        ct_tensor *flat = tmp(s, ct_reshape(tk, 1, &tk->numel));
+        ct_tensor *w = flat != NULL ? tmp(s, ct_gather(weight, 0, flat)) : NULL;
+        ct_tensor *wt = w != NULL ? tmp(s, ct_reshape(w, tk->ndim, tk->sizes)) : NULL;
+        p->wsel = wt != NULL ? tmp(s, ct_where(p->kept, wt, p->zero)) : NULL;
     }
     else {
-        int64_t one = 1;
-        ct_tensor *k = input->ndim == 1 ? kept : tmp(s, ct_squeeze(kept, &one));
-        p->wsel = in_dtype(s, k, input->dtype);
+        p->wsel = in_dtype(s, p->kept, input->dtype);
     }
     return p->wsel != NULL ? 0 : -1;
 }
@@ -199,12 +190,13 @@ ct__device_nll_loss(const ct_tensor *input, const ct_tensor *target, const ct_te
         nll_prepare(&s, input, target, weight, ignore_index, &p) < 0) {
         goto done;
     }
-    /* each target's -input[class] * weight[class], 0 when ignored */
-    ct_tensor *x = tmp(&s, ct_where(p.pick, input, p.zero));
-    ct_tensor *picked = sum_dim(&s, x, p.cd, false);
-    ct_tensor *loss = un(&s, CT_UNARY_NEG,
-                            weight != NULL ? bin(&s, CT_BINARY_MUL, picked, p.wsel)
-                                           : picked);
+    /* each target's -input[class] * weight[class], 0 when ignored (where,
+     * not a product: an ignored row's class 0 may hold -inf) */
+    ct_tensor *g = tmp(&s, ct_gather(input, p.cd, p.index));
+    ct_tensor *gt = g != NULL ? tmp(&s, ct_reshape(g, p.kept->ndim, p.kept->sizes)) : NULL;
+    ct_tensor *neg = un(&s, CT_UNARY_NEG, weight != NULL ? bin(&s, CT_BINARY_MUL, gt, p.wsel)
+                                                         : gt);
+    ct_tensor *loss = neg != NULL ? tmp(&s, ct_where(p.kept, neg, p.zero)) : NULL;
     if (loss == NULL) {
         goto done;
     }
@@ -247,12 +239,12 @@ ct__device_nll_loss_backward(const ct_tensor *grad, const ct_tensor *input,
         nll_prepare(&s, input, target, weight, ignore_index, &p) < 0) {
         goto done;
     }
-    /* -weight[class] * g at each counted target's class, 0 elsewhere; g is
-     * the element's gradient (none), or the one gradient over the total
-     * weight (mean) */
+    /* -weight[class] * g added at each counted target's class (one per
+     * row, so no two additions meet), 0 elsewhere; g is the element's
+     * gradient (none), or the one gradient over the total weight (mean) */
     ct_tensor *g = in_dtype(&s, grad, input->dtype);
     if (reduction == CT_REDUCTION_NONE && g != NULL && input->ndim > 1) {
-        g = tmp(&s, ct_unsqueeze(g, 1));
+        g = tmp(&s, ct_reshape(g, p.kept->ndim, p.kept->sizes));
     }
     else if (g != NULL) {
         g = tmp(&s, ct_reshape(g, 0, NULL));
@@ -260,10 +252,15 @@ ct__device_nll_loss_backward(const ct_tensor *grad, const ct_tensor *input,
             g = bin(&s, CT_BINARY_DIV, g, in_dtype(&s, total_weight, input->dtype));
         }
     }
-    ct_tensor *v = p.wb != NULL ? bin(&s, CT_BINARY_MUL, p.wb, g) : g;
-    v = un(&s, CT_UNARY_NEG, v);
-    if (v != NULL) {
-        r = ct_where(p.pick, v, p.zero);
+    ct_tensor *v = un(&s, CT_UNARY_NEG, weight != NULL ? bin(&s, CT_BINARY_MUL, p.wsel, g) : g);
+    ct_tensor *vk = v != NULL ? tmp(&s, ct_where(p.kept, v, p.zero)) : NULL;
+    ct_tensor *src = vk != NULL ? tmp(&s, ct_reshape(vk, p.index->ndim, p.index->sizes)) : NULL;
+    if (src != NULL) {
+        r = ct__device_zeros(input->ndim, input->sizes, input->dtype, ct_tensor_device(input));
+    }
+    if (r != NULL && ct_scatter_(r, p.cd, p.index, src, ct_scalar_int(0), "add") < 0) {
+        ct_tensor_decref(r);
+        r = NULL;
     }
 done:
     temps_free(&s);

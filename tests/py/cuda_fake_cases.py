@@ -595,6 +595,18 @@ def case_nll_and_cross_entropy():
     # every target ignored: the mean is 0/0
     close(F.nll_loss(logits.cuda(), torch.full((6,), 1).cuda(), ignore_index=1),
           F.nll_loss(logits, torch.full((6,), 1), ignore_index=1))
+    # an ignored row holding -inf (masked logits) counts for nothing, and
+    # its per-element loss is +0 as on the CPU
+    xi = torch.tensor([[float("-inf"), 0.5, 1.0], [0.2, -1.0, 3.0]])
+    ti = torch.tensor([-100, 2])
+    for kw in ({}, {"reduction": "none"}, {"weight": torch.tensor([1.0, 2.0, 3.0])}):
+        kd = {k: v.cuda() if isinstance(v, torch.Tensor) else v for k, v in kw.items()}
+        xc, xd = xi.clone().requires_grad_(), xi.cuda().requires_grad_()
+        a, b = F.nll_loss(xc, ti, **kw), F.nll_loss(xd, ti.cuda(), **kd)
+        close(b, a)
+        a.sum().backward()
+        b.sum().backward()
+        close(xd.grad, xc.grad)
     # one sample (C) with a 0-dim target; uint8 targets; float64 and bfloat16
     close(F.nll_loss(logits[0].cuda(), tgt[0].cuda()), F.nll_loss(logits[0], tgt[0]))
     close(F.nll_loss(logits.cuda(), tgt.to(torch.uint8).cuda()),
