@@ -675,8 +675,9 @@ conv_check(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bia
                         p->transposed ? "slow_conv_transpose2d_out_cpu" : "slow_conv2d_cpu",
                         ct_dtype_table[input->dtype].legacy);
     }
-    if (ct_tensor_device(input).type != CT_DEVICE_CPU) {
-        return ct__no_device_kernel(input);
+    bool device = ct__is_device(input) || ct__is_device(weight) || ct__is_device(bias);
+    if (device && p->transposed) {
+        return ct__no_device_kernel(ct__is_device(input) ? input : weight);
     }
     /* the geometry, wide side first (a transposed convolution's output is
      * its wide side) */
@@ -732,15 +733,15 @@ ct_tensor *
 ct_convolution(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias,
                const ct_conv_params *p)
 {
-    if (ct__host_only((const ct_tensor *const[]){input, weight, bias}, 3) < 0) {
-        return NULL;
-    }
     conv_geom g;
     ct_tensor *x = NULL, *w = NULL, *b = NULL, *out = NULL;
     int64_t sizes[4];
 
     if (conv_check(input, weight, bias, p, &g) < 0) {
         return NULL;
+    }
+    if (ct__is_device(input) || ct__is_device(weight) || ct__is_device(bias)) {
+        return ct__device_conv_forward(&g, input, weight, bias);
     }
     side_sizes(&g, p->nsp, p->transposed, sizes);
     if ((x = ct_contiguous(input)) == NULL || (w = ct_contiguous(weight)) == NULL ||
@@ -777,9 +778,6 @@ ct_convolution_backward(const ct_tensor *grad_out, const ct_tensor *input,
                         const bool mask[3], ct_tensor **grad_input,
                         ct_tensor **grad_weight, ct_tensor **grad_bias)
 {
-    if (ct__host_only((const ct_tensor *const[]){grad_out, input, weight}, 3) < 0) {
-        return -1;
-    }
     conv_geom g;
     ct_tensor *x = NULL, *w = NULL, *gy = NULL, *gi = NULL, *gw = NULL, *gb = NULL;
     int64_t osz[4];
@@ -799,6 +797,10 @@ ct_convolution_backward(const ct_tensor *grad_out, const ct_tensor *input,
         return ct_error(CT_ERR_RUNTIME, "expected scalar type %s but found %s",
                         ct_dtype_table[input->dtype].legacy,
                         ct_dtype_table[grad_out->dtype].legacy);
+    }
+    if (ct__is_device(grad_out) || ct__is_device(input) || ct__is_device(weight)) {
+        return ct__device_conv_backward(&g, grad_out, input, weight, mask, grad_input,
+                                        grad_weight, grad_bias);
     }
     if ((x = ct_contiguous(input)) == NULL || (w = ct_contiguous(weight)) == NULL ||
         (gy = ct_contiguous(grad_out)) == NULL) {

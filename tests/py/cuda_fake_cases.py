@@ -1365,6 +1365,68 @@ def case_optimizers_and_clipping_match_cpu():
     close(F.dropout(t.cuda(), p=1.0), F.dropout(t, p=1.0))
 
 
+def case_convolution_matches_cpu():
+    """Note [Convolution on a device]: conv1d/conv2d forward and every
+    gradient, with groups, stride, padding and dilation, against the CPU;
+    a small CNN trains as on the CPU; transposed convolution refuses."""
+    torch.manual_seed(6)
+
+    def check(x, w, b, **kw):
+        fn = F.conv2d if x.dim() == 4 else F.conv1d
+        xc, wc = x.clone().requires_grad_(), w.clone().requires_grad_()
+        xd, wd = x.cuda().requires_grad_(), w.cuda().requires_grad_()
+        bc = b.clone().requires_grad_() if b is not None else None
+        bd = b.cuda().requires_grad_() if b is not None else None
+        yc, yd = fn(xc, wc, bc, **kw), fn(xd, wd, bd, **kw)
+        close(yd, yc, 1e-5)
+        g = torch.randn(yc.shape)
+        (yc * g).sum().backward()
+        (yd * g.cuda()).sum().backward()
+        close(xd.grad, xc.grad, 1e-5)
+        close(wd.grad, wc.grad, 1e-5)
+        if b is not None:
+            close(bd.grad, bc.grad, 1e-5)
+
+    check(torch.randn(2, 3, 7, 6), torch.randn(4, 3, 3, 3), torch.randn(4))
+    check(torch.randn(2, 4, 7, 6), torch.randn(6, 2, 3, 2), None, stride=2, padding=1,
+          groups=2)
+    check(torch.randn(2, 4, 9, 8), torch.randn(4, 4, 3, 3), torch.randn(4), dilation=2,
+          padding=(2, 1))
+    check(torch.randn(3, 2, 10), torch.randn(5, 2, 3), torch.randn(5), stride=2, padding=1)
+    check(torch.randn(2, 3, 5, 5), torch.randn(4, 3, 1, 1), torch.randn(4))
+    check(torch.randn(1, 2, 5, 5), torch.randn(2, 1, 3, 3), None, padding="same", groups=2)
+    check(torch.randn(2, 3, 6, 6).double(), torch.randn(2, 3, 3, 3).double(), None)
+    close(F.conv2d(torch.zeros(0, 3, 5, 5).cuda(), torch.randn(2, 3, 3, 3).cuda()),
+          torch.zeros(0, 2, 3, 3))
+    raises(NotImplementedError, lambda: F.conv_transpose2d(torch.randn(1, 2, 3, 3).cuda(),
+                                                           torch.randn(2, 2, 3, 3).cuda()))
+    raises(RuntimeError, lambda: F.conv2d(torch.randn(1, 2, 3, 3).cuda(),
+                                          torch.randn(2, 2, 3, 3)),
+           "Expected all tensors to be on the same device, but found at least two "
+           "devices, cuda:0 and cpu!")
+
+    def run(device):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.ReLU(),
+                                    torch.nn.Conv2d(4, 4, 3, stride=2), torch.nn.ReLU(),
+                                    torch.nn.Flatten(), torch.nn.Linear(4 * 3 * 3, 3))
+        model = model.to(device)
+        opt = torch.optim.Adam(model.parameters(), lr=0.01)
+        x, y = torch.randn(8, 1, 8, 8).to(device), torch.randint(0, 3, (8,)).to(device)
+        for _ in range(3):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+        return loss.item(), [p.detach().cpu() for p in model.parameters()]
+
+    lc, pc = run("cpu")
+    ld, pd = run("cuda")
+    assert abs(lc - ld) < 1e-5, (lc, ld)
+    for a, b in zip(pc, pd):
+        assert torch.allclose(a, b, atol=1e-5), (a, b)
+
+
 def main():
     names = sys.argv[1:] or case_names()
     results = {}
