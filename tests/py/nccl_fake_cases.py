@@ -196,6 +196,41 @@ def case_subgroups():
     assert dist.get_backend(g) == "nccl"
 
 
+def case_ddp_cnn_matches_one_process():
+    """DDP over nccl: a small CNN (convolutions, ReLU, Linear) trained by
+    every rank on its share of a batch ends with the weights of one CPU
+    process trained on the whole batch (DDP averages the gradients)."""
+    from ctorch.nn.parallel import DistributedDataParallel as DDP
+    rank, world = dist.get_rank(), dist.get_world_size()
+
+    def net():
+        torch.manual_seed(0)
+        return torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.ReLU(),
+                                   torch.nn.Conv2d(4, 4, 3, stride=2), torch.nn.ReLU(),
+                                   torch.nn.Flatten(), torch.nn.Linear(4 * 3 * 3, 3))
+
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(4 * world, 1, 8, 8, generator=g)
+    y = torch.randint(0, 3, (4 * world,), generator=g)
+    ref = net()
+    opt = torch.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
+    for _ in range(3):
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(ref(x), y).backward()
+        opt.step()
+    model = DDP(net().cuda(rank), device_ids=[rank])
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    mine = slice(4 * rank, 4 * rank + 4)
+    for _ in range(3):
+        opt.zero_grad()
+        out = model(x[mine].cuda(rank))
+        torch.nn.functional.cross_entropy(out, y[mine].cuda(rank)).backward()
+        opt.step()
+    for a, b in zip(ref.parameters(), model.module.parameters()):
+        assert b.device == torch.device("cuda", rank)
+        assert torch.allclose(a.detach(), b.detach().cpu(), atol=1e-5), (a, b)
+
+
 def case_bad_input():
     raises(RuntimeError, lambda: dist.all_reduce(torch.ones(2)),
            "Tensors must be CUDA and dense")
