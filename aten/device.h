@@ -126,4 +126,25 @@ int ct__device_index_check(const ct_tensor *index, int64_t lo, int64_t hi, bool 
 /* zeros on device (a fill kernel there). */
 ct_tensor *ct__device_zeros(int ndim, const int64_t *sizes, ct_dtype dtype, ct_device device);
 
+/* aten/device_pool.c: 2-d pooling on a device, called by the entry points
+ * of aten/cpu/pool.c after their checks, with their arguments; (oh, ow)
+ * is the output size they computed.  Inputs [C, H, W] or [N, C, H, W];
+ * float16 is taken too (PyTorch's CUDA pools take it).  The backwards of
+ * avg_pool2d and adaptive_avg_pool2d read only input's shape (autograd
+ * passes a CPU tensor of it); max's checks that its operands share one
+ * device and raises scatter's IndexError for an index outside the plane. */
+int ct__device_max_pool2d(const ct_tensor *input, const ct_pool_params *p, int64_t oh,
+                          int64_t ow, ct_tensor **out, ct_tensor **indices);
+int ct__device_adaptive_max_pool2d(const ct_tensor *input, int64_t oh, int64_t ow,
+                                   ct_tensor **out, ct_tensor **indices);
+ct_tensor *ct__device_max_pool_backward(const ct_tensor *grad_out, const ct_tensor *input,
+                                        const ct_tensor *indices);
+ct_tensor *ct__device_avg_pool2d(const ct_tensor *input, const ct_pool_params *p,
+                                 int64_t oh, int64_t ow);
+ct_tensor *ct__device_avg_pool2d_backward(const ct_tensor *grad_out, const ct_tensor *input,
+                                          const ct_pool_params *p);
+ct_tensor *ct__device_adaptive_avg_pool2d(const ct_tensor *input, int64_t oh, int64_t ow);
+ct_tensor *ct__device_adaptive_avg_pool2d_backward(const ct_tensor *grad_out,
+                                                   const ct_tensor *input);
+
 #endif

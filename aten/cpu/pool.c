@@ -357,6 +357,14 @@ check_dtype(int op, ct_dtype d)
     return 0;
 }
 
+/* check_dtype for t, float16 taken on a device (PyTorch's CUDA pools take
+ * it; aten/device_pool.c) */
+static int
+check_dtype_of(int op, const ct_tensor *t)
+{
+    return ct__is_device(t) && t->dtype == CT_DTYPE_FLOAT16 ? 0 : check_dtype(op, t->dtype);
+}
+
 /* torch's pooling_output_shape. */
 static int64_t
 pool_out_size(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool ceil_mode)
@@ -472,14 +480,14 @@ int
 ct_max_pool2d_with_indices(const ct_tensor *input, const ct_pool_params *p,
                            ct_tensor **out, ct_tensor **indices)
 {
-    if (ct__host_only((const ct_tensor *const[]){input}, 1) < 0) {
-        return -1;
-    }
     pool_geom g;
     ct_tensor *x = NULL, *y = NULL, *ix = NULL;
     *out = *indices = NULL;
-    if (pool_check(input, p, &g) < 0 || check_dtype(P_MAX, input->dtype) < 0) {
+    if (pool_check(input, p, &g) < 0 || check_dtype_of(P_MAX, input) < 0) {
         return -1;
+    }
+    if (ct__is_device(input)) {
+        return ct__device_max_pool2d(input, p, g.oh, g.ow, out, indices);
     }
     if ((x = ct_contiguous(input)) == NULL ||
         (y = new_like_planes(input, g.oh, g.ow, input->dtype)) == NULL ||
@@ -500,9 +508,6 @@ ct_tensor *
 ct_max_pool_backward(const ct_tensor *grad_out, const ct_tensor *input,
                      const ct_tensor *indices)
 {
-    if (ct__host_only((const ct_tensor *const[]){grad_out, input, indices}, 3) < 0) {
-        return NULL;
-    }
     char b1[160], b2[160];
     int nd = input->ndim;
     if (nd < 3 || grad_out->ndim != nd || indices->ndim != nd ||
@@ -520,8 +525,11 @@ ct_max_pool_backward(const ct_tensor *grad_out, const ct_tensor *input,
             return NULL;
         }
     }
-    if (check_dtype(P_MAX_BWD, input->dtype) < 0) {
+    if (check_dtype_of(P_MAX_BWD, input) < 0) {
         return NULL;
+    }
+    if (ct__is_device(grad_out) || ct__is_device(input) || ct__is_device(indices)) {
+        return ct__device_max_pool_backward(grad_out, input, indices);
     }
     pool_geom g = {0, input->sizes[nd - 2], input->sizes[nd - 1], grad_out->sizes[nd - 2],
                    grad_out->sizes[nd - 1], NULL};
@@ -546,14 +554,14 @@ ct_max_pool_backward(const ct_tensor *grad_out, const ct_tensor *input,
 ct_tensor *
 ct_avg_pool2d(const ct_tensor *input, const ct_pool_params *p)
 {
-    if (ct__host_only((const ct_tensor *const[]){input}, 1) < 0) {
-        return NULL;
-    }
     pool_geom g;
     ct_pool_params q = *p;
     q.dilation[0] = q.dilation[1] = 1;
-    if (pool_check(input, &q, &g) < 0 || check_dtype(P_AVG, input->dtype) < 0) {
+    if (pool_check(input, &q, &g) < 0 || check_dtype_of(P_AVG, input) < 0) {
         return NULL;
+    }
+    if (ct__is_device(input)) {
+        return ct__device_avg_pool2d(input, &q, g.oh, g.ow);
     }
     ct_tensor *x = ct_contiguous(input), *y = NULL;
     if (x != NULL && (y = new_like_planes(input, g.oh, g.ow, input->dtype)) != NULL) {
@@ -569,13 +577,11 @@ ct_tensor *
 ct_avg_pool2d_backward(const ct_tensor *grad_out, const ct_tensor *input,
                        const ct_pool_params *p)
 {
-    if (ct__host_only((const ct_tensor *const[]){grad_out, input}, 2) < 0) {
-        return NULL;
-    }
     pool_geom g;
     ct_pool_params q = *p;
     q.dilation[0] = q.dilation[1] = 1;
-    if (pool_check(input, &q, &g) < 0 || check_dtype(P_AVG_BWD, input->dtype) < 0) {
+    if (pool_check(input, &q, &g) < 0 ||
+        check_dtype_of(P_AVG_BWD, ct__is_device(grad_out) ? grad_out : input) < 0) {
         return NULL;
     }
     int nd = input->ndim;
@@ -584,6 +590,15 @@ ct_avg_pool2d_backward(const ct_tensor *grad_out, const ct_tensor *input,
         ct_error(CT_ERR_RUNTIME, "avg_pool2d_backward: grad_output has the wrong "
                  "shape or dtype");
         return NULL;
+    }
+    /* input gives only the shape: autograd passes a CPU one with a device
+     * gradient */
+    if (ct__is_device(input) &&
+        ct__same_device((const ct_tensor *const[]){grad_out, input}, 2) < 0) {
+        return NULL;
+    }
+    if (ct__is_device(grad_out)) {
+        return ct__device_avg_pool2d_backward(grad_out, input, &q);
     }
     ct_tensor *gy = ct_contiguous(grad_out), *gx = NULL;
     if (gy != NULL && (gx = ct_zeros(nd, input->sizes, input->dtype)) != NULL) {
@@ -637,13 +652,13 @@ adaptive_check(const char *name, const ct_tensor *input, const int64_t *osz,
 ct_tensor *
 ct_adaptive_avg_pool2d(const ct_tensor *input, const int64_t *output_size)
 {
-    if (ct__host_only((const ct_tensor *const[]){input}, 1) < 0) {
-        return NULL;
-    }
     pool_geom g;
     if (adaptive_check("adaptive_avg_pool2d", input, output_size, &g) < 0 ||
-        check_dtype(P_AAVG, input->dtype) < 0) {
+        check_dtype_of(P_AAVG, input) < 0) {
         return NULL;
+    }
+    if (ct__is_device(input)) {
+        return ct__device_adaptive_avg_pool2d(input, g.oh, g.ow);
     }
     ct_tensor *x = ct_contiguous(input), *y = NULL;
     if (x != NULL && (y = new_like_planes(input, g.oh, g.ow, input->dtype)) != NULL) {
@@ -657,9 +672,6 @@ ct_adaptive_avg_pool2d(const ct_tensor *input, const int64_t *output_size)
 ct_tensor *
 ct_adaptive_avg_pool2d_backward(const ct_tensor *grad_out, const ct_tensor *input)
 {
-    if (ct__host_only((const ct_tensor *const[]){grad_out, input}, 2) < 0) {
-        return NULL;
-    }
     pool_geom g;
     int nd = grad_out->ndim;
     if (nd < 3 || input->ndim != nd || grad_out->dtype != input->dtype) {
@@ -669,8 +681,16 @@ ct_adaptive_avg_pool2d_backward(const ct_tensor *grad_out, const ct_tensor *inpu
     }
     int64_t osz[2] = {grad_out->sizes[nd - 2], grad_out->sizes[nd - 1]};
     if (adaptive_check("adaptive_avg_pool2d_backward", input, osz, &g) < 0 ||
-        check_dtype(P_AAVG_BWD, input->dtype) < 0) {
+        check_dtype_of(P_AAVG_BWD, ct__is_device(grad_out) ? grad_out : input) < 0) {
         return NULL;
+    }
+    /* input gives only the shape, as in ct_avg_pool2d_backward */
+    if (ct__is_device(input) &&
+        ct__same_device((const ct_tensor *const[]){grad_out, input}, 2) < 0) {
+        return NULL;
+    }
+    if (ct__is_device(grad_out)) {
+        return ct__device_adaptive_avg_pool2d_backward(grad_out, input);
     }
     ct_tensor *gy = ct_contiguous(grad_out), *gx = NULL;
     if (gy != NULL && (gx = ct_zeros(nd, input->sizes, input->dtype)) != NULL) {
@@ -685,15 +705,15 @@ int
 ct_adaptive_max_pool2d(const ct_tensor *input, const int64_t *output_size,
                        ct_tensor **out, ct_tensor **indices)
 {
-    if (ct__host_only((const ct_tensor *const[]){input}, 1) < 0) {
-        return -1;
-    }
     pool_geom g;
     ct_tensor *x = NULL, *y = NULL, *ix = NULL;
     *out = *indices = NULL;
     if (adaptive_check("adaptive_max_pool2d", input, output_size, &g) < 0 ||
-        check_dtype(P_AMAX, input->dtype) < 0) {
+        check_dtype_of(P_AMAX, input) < 0) {
         return -1;
+    }
+    if (ct__is_device(input)) {
+        return ct__device_adaptive_max_pool2d(input, g.oh, g.ow, out, indices);
     }
     if ((x = ct_contiguous(input)) == NULL ||
         (y = new_like_planes(input, g.oh, g.ow, input->dtype)) == NULL ||

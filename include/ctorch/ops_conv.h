@@ -12,7 +12,9 @@
  * dtypes: convolution takes the integral types, float32, float64 and
  * bfloat16 (float32 / float64 run on OpenBLAS's gemm, the others on typed
  * loops); max and adaptive pooling and upsampling take the floating types
- * but float16; avg_pool2d also the integral ones.
+ * but float16; avg_pool2d also the integral ones.  On a CUDA device the
+ * pools (aten/device_pool.c) take float16 too and avg_pool2d no integral
+ * type, as PyTorch's CUDA pools.
  *
  * Thread-safety: none needed; large inputs are split across the pool of
  * aten/parallel.h by samples or planes.

@@ -1314,6 +1314,204 @@ def case_pin_memory():
     assert lib.fake_cuda_pinned_blocks() == blocks
 
 
+# --- pooling: max, average, adaptive (gathers over a window table) ---------
+
+_TWO_DEVICES = ("Expected all tensors to be on the same device, but found at least two "
+                "devices, %s and %s!")
+
+
+def _pool_grads(fn, x, device):
+    """fn(x) on device and x's gradient under a fixed weighting."""
+    xs = x.detach().clone().to(device).requires_grad_()
+    y = fn(xs)
+    torch.manual_seed(99)
+    w = torch.randn(*y.shape).to(y.dtype)
+    (y * w.to(device)).sum().backward()
+    return y.detach(), xs.grad
+
+
+def case_max_pool2d_on_device():
+    torch.manual_seed(30)
+    x = torch.randn(2, 3, 9, 8)
+    variants = [{"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},
+                {"kernel_size": (3, 2), "stride": (2, 1), "padding": (1, 0)},
+                {"kernel_size": 3, "stride": 2, "padding": 1, "dilation": 2},
+                {"kernel_size": 3, "stride": 2, "ceil_mode": True},
+                {"kernel_size": (2, 3), "stride": 3, "padding": 1, "dilation": (2, 1),
+                 "ceil_mode": True}]
+    for kw in variants:
+        before = kernels("gather")
+        vd, idd = F.max_pool2d(x.cuda(), return_indices=True, **kw)
+        assert kernels("gather") > before
+        vc, ic = F.max_pool2d(x, return_indices=True, **kw)
+        same(vd, vc)
+        same(idd, ic)
+        # unbatched [C, H, W]
+        vd, idd = F.max_pool2d(x[0].cuda(), return_indices=True, **kw)
+        vc, ic = F.max_pool2d(x[0], return_indices=True, **kw)
+        same(vd, vc)
+        same(idd, ic)
+        same(F.max_pool2d(x.double().cuda(), **kw), F.max_pool2d(x.double(), **kw))
+        same(F.max_pool2d(x.bfloat16().cuda(), **kw), F.max_pool2d(x.bfloat16(), **kw))
+        # float16: PyTorch's CUDA takes it (the CPU does not): float32's answer
+        vh, ih = F.max_pool2d(x.half().cuda(), return_indices=True, **kw)
+        vf, if_ = F.max_pool2d(x.half().float(), return_indices=True, **kw)
+        same(vh, vf.half())
+        same(ih, if_)
+        # gradients: grad_output scattered to the maxima
+        for xs in (x, x[1]):
+            yd, gd = _pool_grads(lambda t: F.max_pool2d(t, **kw), xs, "cuda")
+            yc, gc = _pool_grads(lambda t: F.max_pool2d(t, **kw), xs, "cpu")
+            same(yd, yc)
+            close(gd, gc, 1e-6)
+    # ties take the first maximum; windows of -inf (and padding) report the
+    # window's first element in the plane, as the CPU
+    t = torch.tensor([[[[1.0, 1.0, float("-inf")], [1.0, 0.0, float("-inf")],
+                        [float("-inf"), float("-inf"), float("-inf")]]]])
+    t2 = torch.full((1, 1, 4, 4), float("-inf"))
+    t2[0, 0, 1, 1], t2[0, 0, 3, 3] = 2.0, 5.0
+    for tt in (t, t2):
+        for kw in ({"kernel_size": 2, "stride": 1}, {"kernel_size": 2, "padding": 1},
+                   {"kernel_size": 3, "padding": 1, "stride": 2, "ceil_mode": True}):
+            vd, idd = F.max_pool2d(tt.cuda(), return_indices=True, **kw)
+            vc, ic = F.max_pool2d(tt, return_indices=True, **kw)
+            same(vd, vc)
+            same(idd, ic)
+    # an empty batch; max_pool1d through max_pool2d; the module
+    same(F.max_pool2d(torch.empty(0, 3, 5, 5).cuda(), 2), F.max_pool2d(torch.empty(0, 3, 5, 5), 2))
+    s = torch.randn(2, 3, 11)
+    same(F.max_pool1d(s.cuda(), 3, 2, 1), F.max_pool1d(s, 3, 2, 1))
+    same(torch.nn.MaxPool2d(3, 2, ceil_mode=True).cuda()(x.cuda()),
+         torch.nn.MaxPool2d(3, 2, ceil_mode=True)(x))
+    # the CPU's errors
+    bad = [lambda t: F.max_pool2d(t, 3, padding=2),
+           lambda t: F.max_pool2d(t, 2, stride=0),
+           lambda t: F.max_pool2d(t, 2, dilation=0),
+           lambda t: F.max_pool2d(t, 2, padding=-1),
+           lambda t: F.max_pool2d(t[0, 0], 2),
+           lambda t: F.max_pool2d(t, 10),
+           lambda t: F.max_pool2d(t[:, :, :0], 2),
+           lambda t: F.max_pool2d(t.int(), 2)]
+    for fn in bad:
+        raises(RuntimeError, lambda: fn(x.cuda()), raises(RuntimeError, lambda: fn(x)))
+    # a CPU gradient for a device pool: the two-devices error
+    xd = x.cuda().requires_grad_()
+    y = F.max_pool2d(xd, 2)
+    raises(RuntimeError, lambda: y.backward(torch.ones(*y.shape)), _TWO_DEVICES % ("cpu", "cuda:0"))
+
+
+def case_avg_pool2d_on_device():
+    torch.manual_seed(31)
+    x = torch.randn(2, 3, 9, 8)
+    variants = [{"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},
+                {"kernel_size": 3, "stride": 2, "padding": 1, "count_include_pad": False},
+                {"kernel_size": (3, 2), "stride": (2, 3), "padding": (1, 1),
+                 "ceil_mode": True},
+                {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True,
+                 "count_include_pad": False},
+                {"kernel_size": 3, "padding": 1, "divisor_override": 5},
+                {"kernel_size": 2, "stride": 3, "ceil_mode": True, "divisor_override": 3}]
+    for kw in variants:
+        before = kernels("gather")
+        close(F.avg_pool2d(x.cuda(), **kw), F.avg_pool2d(x, **kw), 1e-6)
+        assert kernels("gather") == before + 1
+        close(F.avg_pool2d(x[1].cuda(), **kw), F.avg_pool2d(x[1], **kw), 1e-6)
+        close(F.avg_pool2d(x.double().cuda(), **kw), F.avg_pool2d(x.double(), **kw), 1e-12)
+        close(F.avg_pool2d(x.bfloat16().cuda(), **kw).float(),
+              F.avg_pool2d(x.bfloat16(), **kw).float(), 1e-2)
+        close(F.avg_pool2d(x.half().cuda(), **kw).float(),
+              F.avg_pool2d(x.half().float(), **kw), 1e-3)
+        for xs in (x, x[0]):
+            yd, gd = _pool_grads(lambda t: F.avg_pool2d(t, **kw), xs, "cuda")
+            yc, gc = _pool_grads(lambda t: F.avg_pool2d(t, **kw), xs, "cpu")
+            close(yd, yc, 1e-6)
+            close(gd, gc, 1e-6)
+    same(F.avg_pool2d(torch.empty(0, 2, 4, 4).cuda(), 2), F.avg_pool2d(torch.empty(0, 2, 4, 4), 2))
+    s = torch.randn(2, 3, 11)
+    close(F.avg_pool1d(s.cuda(), 3, 2, 1), F.avg_pool1d(s, 3, 2, 1), 1e-6)
+    # the CPU's errors; int64 is refused as by PyTorch's CUDA
+    bad = [lambda t: F.avg_pool2d(t, 3, padding=2), lambda t: F.avg_pool2d(t, 2, stride=0),
+           lambda t: F.avg_pool2d(t, 10), lambda t: F.avg_pool2d(t.int(), 2)]
+    for fn in bad:
+        raises(RuntimeError, lambda: fn(x.cuda()), raises(RuntimeError, lambda: fn(x)))
+    raises(IndexError, lambda: F.avg_pool2d(x[0, 0].cuda(), 2),
+           raises(IndexError, lambda: F.avg_pool2d(x[0, 0], 2)))
+    raises(RuntimeError, lambda: F.avg_pool2d(x.long().cuda(), 2),
+           "\"avg_pool2d_out_cuda_frame\" not implemented for 'Long'")
+
+
+def case_adaptive_pools_on_device():
+    torch.manual_seed(32)
+    x = torch.randn(2, 3, 9, 7)
+    for osz in ((3, 2), (4, 5), 1, (9, 7), (12, 10), (None, 3)):
+        close(F.adaptive_avg_pool2d(x.cuda(), osz), F.adaptive_avg_pool2d(x, osz), 1e-6)
+        close(F.adaptive_avg_pool2d(x[0].cuda(), osz), F.adaptive_avg_pool2d(x[0], osz), 1e-6)
+        vd, idd = F.adaptive_max_pool2d(x.cuda(), osz, return_indices=True)
+        vc, ic = F.adaptive_max_pool2d(x, osz, return_indices=True)
+        same(vd, vc)
+        same(idd, ic)
+        for fn in (lambda t: F.adaptive_avg_pool2d(t, osz),
+                   lambda t: F.adaptive_max_pool2d(t, osz)):
+            for xs in (x, x[1]):
+                yd, gd = _pool_grads(fn, xs, "cuda")
+                yc, gc = _pool_grads(fn, xs, "cpu")
+                close(yd, yc, 1e-6)
+                close(gd, gc, 1e-6)
+    close(F.adaptive_avg_pool2d(x.bfloat16().cuda(), 3).float(),
+          F.adaptive_avg_pool2d(x.bfloat16(), 3).float(), 1e-2)
+    same(F.adaptive_max_pool2d(x.double().cuda(), (2, 4)), F.adaptive_max_pool2d(x.double(), (2, 4)))
+    same(F.adaptive_avg_pool2d(x.cuda(), (0, 3)), F.adaptive_avg_pool2d(x, (0, 3)))
+    # float16 gradients of every pool (the device takes half): float32's
+    for fn in (lambda t: F.max_pool2d(t, 3, 2, 1), lambda t: F.avg_pool2d(t, 3, 2, 1),
+               lambda t: F.adaptive_avg_pool2d(t, (3, 4)),
+               lambda t: F.adaptive_max_pool2d(t, (3, 4))):
+        xh = x.half().cuda().requires_grad_()
+        fn(xh).float().sum().backward()
+        xf = x.half().float().requires_grad_()
+        fn(xf).sum().backward()
+        close(xh.grad, xf.grad.half(), 1e-3)
+    bad = [lambda t: F.adaptive_avg_pool2d(t, (-1, 2)), lambda t: F.adaptive_max_pool2d(t, (-1, 2)),
+           lambda t: F.adaptive_avg_pool2d(t[0, 0], 2), lambda t: F.adaptive_max_pool2d(t[:, :, :0], 2),
+           lambda t: F.adaptive_avg_pool2d(t.int(), 2)]
+    for fn in bad:
+        raises(RuntimeError, lambda: fn(x.cuda()), raises(RuntimeError, lambda: fn(x)))
+
+
+def case_pooling_training_step_matches_cpu():
+    """BatchNorm2d -> AvgPool2d -> MaxPool2d -> Flatten -> Linear -> ReLU ->
+    Linear, with cross-entropy and SGD: the device's steps give the CPU's
+    parameters (batch norm first, so that both pools' backwards run)."""
+    def run(device):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.BatchNorm2d(2),
+                                    torch.nn.AvgPool2d(3, stride=1, padding=1),
+                                    torch.nn.MaxPool2d(2, ceil_mode=True),
+                                    torch.nn.Flatten(), torch.nn.Linear(2 * 4 * 4, 12),
+                                    torch.nn.ReLU(), torch.nn.Linear(12, 3)).to(device)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        x = torch.randn(24, 2, 7, 7)
+        y = (x[:, 0, :3].mean((1, 2)) > 0).long() + (x[:, 1, 3:].mean((1, 2)) > 0).long()
+        x, y = x.to(device), y.to(device)
+        losses = []
+        for _ in range(10):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses, [p.detach().cpu() for p in model.parameters()]
+
+    losses_c, params_c = run("cpu")
+    before = kernels("scatter_add")
+    losses_d, params_d = run("cuda")
+    assert kernels("scatter_add") >= before + 20    # both pools' backwards, each step
+    assert losses_d[-1] < losses_d[0], losses_d
+    for lc, ld in zip(losses_c, losses_d):
+        assert abs(lc - ld) < 1e-5, (losses_c, losses_d)
+    for pc, pd in zip(params_c, params_d):
+        assert torch.allclose(pc, pd, atol=1e-5), (pc, pd)
+
+
 def case_optimizers_and_clipping_match_cpu():
     """Adam, AdamW, RMSprop and Adagrad steps with clip_grad_norm_ (addcmul,
     addcdiv, clamp and the vector norm on the device) give the CPU's
