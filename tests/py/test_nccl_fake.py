@@ -92,3 +92,58 @@ def test_nccl_group_without_devices_refuses_cpu_tensors():
                 "d.destroy_process_group()\n", env)
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines() == ["nccl", "Tensors must be CUDA and dense"]
+
+
+def _gpu_demo(source):
+    """examples/ddp_train.py moved to the GPUs: nccl, the model and each
+    batch on the rank's device (pinned batches), the counters there too."""
+    edits = [
+        ('dist.init_process_group("gloo")',
+         'dist.init_process_group("nccl")\n'
+         '    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))\n'
+         '    dev = torch.device("cuda", torch.cuda.current_device())'),
+        ("model = DDP(Net())", "model = DDP(Net().to(dev), device_ids=[dev.index])"),
+        ("sampler=sampler)", "sampler=sampler, pin_memory=True)"),
+        ("            opt.zero_grad()\n",
+         "            x, y = x.to(dev, non_blocking=True), y.to(dev, non_blocking=True)\n"
+         "            opt.zero_grad()\n"),
+        ("stats = torch.zeros(2, dtype=torch.float64)",
+         "stats = torch.zeros(2, dtype=torch.float64, device=dev)"),
+        ("len(y)], dtype=torch.float64)", "len(y)], dtype=torch.float64, device=dev)"),
+        ("counts = torch.zeros(2, dtype=torch.int64)",
+         "counts = torch.zeros(2, dtype=torch.int64, device=dev)"),
+        ("            counts += torch.tensor([(model(x).argmax(1) == y).sum().item(), len(y)])",
+         "            x, y = x.to(dev), y.to(dev)\n"
+         "            counts += torch.tensor([(model(x).argmax(1) == y).sum().item(), len(y)],"
+         " device=dev)"),
+    ]
+    for old, new in edits:
+        assert source.count(old) == 1, old
+        source = source.replace(old, new)
+    return source
+
+
+def test_cnn_demo_on_pretend_gpus_over_nccl(tmp_path):
+    """The main demo (a CNN: convolutions, max pooling, Adam, DDP) moved to
+    two pretend GPUs over nccl: its epoch losses are the CPU run's over
+    gloo, to the four decimals it prints."""
+    root = os.path.dirname(os.path.dirname(HERE))
+    with open(os.path.join(root, "examples", "ddp_train.py")) as f:
+        cpu = f.read()
+    (tmp_path / "gpu.py").write_text(_gpu_demo(cpu))
+    args = ["--epochs", "2", "--train-size", "512", "--test-size", "128"]
+    run = [os.path.join(root, "bin", "ctorchrun"), "-m", "torch.distributed.run",
+           "--standalone", "--nproc_per_node=2"]
+    outs = []
+    for script, env in ((str(tmp_path / "gpu.py"), fake_env()),
+                        (os.path.join(root, "examples", "ddp_train.py"),
+                         {k: v for k, v in fake_env().items()
+                          if k not in ("CTORCH_CUDA_PART", "CTORCH_NCCL_LIB")})):
+        env = dict(env, PYTHONPATH=os.pathsep.join(sys.path))
+        p = subprocess.run(run + [script] + args + ["--checkpoint", str(tmp_path / "ck.pt")],
+                           env=env, capture_output=True, text=True, timeout=300,
+                           cwd=str(tmp_path))
+        assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-3000:]
+        outs.append([ln.split("  ")[:2] for ln in p.stdout.splitlines()
+                     if ln.startswith("epoch ")])
+    assert len(outs[0]) == 2 and outs[0] == outs[1], outs
