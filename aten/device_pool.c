@@ -27,6 +27,7 @@
  * The entry points of aten/cpu/pool.c make their checks and branch here.
  */
 #include "aten/device_compose.h"
+#include "aten/cpu/pool_impl.h"
 
 #include <math.h>
 #include <string.h>
@@ -42,25 +43,12 @@ typedef struct {
 
 typedef enum { WIN_POOL, WIN_ADAPTIVE } win_kind;
 
-/* torch's adaptive window bounds (as aten/cpu/pool.c) */
-static int64_t
-adaptive_start(int64_t o, int64_t out, int64_t in)
-{
-    return (o * in) / out;
-}
-
-static int64_t
-adaptive_end(int64_t o, int64_t out, int64_t in)
-{
-    return ((o + 1) * in + out - 1) / out;
-}
-
 static axis_win
 axis_at(win_kind kind, const ct_pool_params *p, int a, int64_t o, int64_t out, int64_t in)
 {
     if (kind == WIN_ADAPTIVE) {
-        int64_t s = adaptive_start(o, out, in);
-        return (axis_win){s, 1, s, adaptive_end(o, out, in)};
+        int64_t s = start_index(o, out, in);
+        return (axis_win){s, 1, s, end_index(o, out, in)};
     }
     return (axis_win){o * p->stride[a] - p->padding[a], p->dilation[a], 0, in};
 }
@@ -97,11 +85,11 @@ win_build(temps *s, win_kind kind, const ct_pool_params *p, int64_t ih, int64_t 
     int64_t kh = 0, kw = 0;
     if (kind == WIN_ADAPTIVE) {
         for (int64_t o = 0; o < oh; o++) {
-            int64_t n = adaptive_end(o, oh, ih) - adaptive_start(o, oh, ih);
+            int64_t n = end_index(o, oh, ih) - start_index(o, oh, ih);
             kh = n > kh ? n : kh;
         }
         for (int64_t o = 0; o < ow; o++) {
-            int64_t n = adaptive_end(o, ow, iw) - adaptive_start(o, ow, iw);
+            int64_t n = end_index(o, ow, iw) - start_index(o, ow, iw);
             kw = n > kw ? n : kw;
         }
     }
@@ -342,26 +330,13 @@ divisors(temps *s, win_kind kind, const ct_pool_params *p, int64_t ih, int64_t i
         for (int64_t ox = 0; ox < ow; ox++) {
             int64_t o = oy * ow + ox;
             if (kind == WIN_ADAPTIVE) {
-                v[o] = (double)(adaptive_end(oy, oh, ih) - adaptive_start(oy, oh, ih));
-                v[ol + o] = (double)(adaptive_end(ox, ow, iw) - adaptive_start(ox, ow, iw));
+                v[o] = (double)(end_index(oy, oh, ih) - start_index(oy, oh, ih));
+                v[ol + o] = (double)(end_index(ox, ow, iw) - start_index(ox, ow, iw));
                 continue;
             }
-            /* torch's avg_pool2d divisor: the window clipped to the
-             * padded input (count_include_pad), or to the input */
-            int64_t hs = oy * p->stride[0] - p->padding[0];
-            int64_t ws = ox * p->stride[1] - p->padding[1];
-            int64_t he = hs + p->kernel[0], we = ws + p->kernel[1];
-            he = he < ih + p->padding[0] ? he : ih + p->padding[0];
-            we = we < iw + p->padding[1] ? we : iw + p->padding[1];
-            int64_t padded = (he - hs) * (we - ws);
-            hs = hs > 0 ? hs : 0;
-            ws = ws > 0 ? ws : 0;
-            he = he < ih ? he : ih;
-            we = we < iw ? we : iw;
-            int64_t div = hs >= he || ws >= we ? 1
-                          : p->divisor_override != 0 ? p->divisor_override
-                          : p->count_include_pad ? padded
-                                                 : (he - hs) * (we - ws);
+            int64_t y0, y1, x0, x1, div;
+            avg_window(p, oy, ox, ih, iw, &y0, &y1, &x0, &x1, &div);
+            div = div == 0 ? 1 : div;   /* wholly in the padding: its sum is 0 */
             v[o] = (double)div;
         }
     }
