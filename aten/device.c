@@ -487,14 +487,3 @@ done:
     ct_tensor_decref(nlo);
     return rc;
 }
-
-ct_tensor *
-ct__device_zeros(int ndim, const int64_t *sizes, ct_dtype dtype, ct_device device)
-{
-    ct_tensor *z = ct_empty(ndim, sizes, dtype, device);
-    if (z != NULL && ct_fill_(z, ct_scalar_int(0)) < 0) {
-        ct_tensor_decref(z);
-        return NULL;
-    }
-    return z;
-}

@@ -123,8 +123,6 @@ int ct__device_scatter_add(ct_tensor *self, const ct_tensor *index, const ct_ten
  * error set. */
 int ct__device_index_check(const ct_tensor *index, int64_t lo, int64_t hi, bool *bad,
                            int64_t *first);
-/* zeros on device (a fill kernel there). */
-ct_tensor *ct__device_zeros(int ndim, const int64_t *sizes, ct_dtype dtype, ct_device device);
 
 /* aten/device_pool.c: 2-d pooling on a device, called by the entry points
  * of aten/cpu/pool.c after their checks, with their arguments; (oh, ow)

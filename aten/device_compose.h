@@ -79,4 +79,36 @@ in_dtype(temps *s, const ct_tensor *t, ct_dtype dt)
     return t != NULL ? tmp(s, ct_to_dtype(t, dt, false)) : NULL;
 }
 
+/* t reshaped (a view when its strides allow, else a device copy). */
+static inline ct_tensor *
+shaped(temps *s, const ct_tensor *t, int nd, const int64_t *sizes)
+{
+    return t != NULL ? tmp(s, ct_reshape(t, nd, sizes)) : NULL;
+}
+
+/* A composite's result: t (owned by s) in dt, contiguous (as the CPU and
+ * PyTorch's kernels return theirs) and shaped sizes; a new reference the
+ * caller owns. */
+static inline ct_tensor *
+result(temps *s, const ct_tensor *t, ct_dtype dt, int nd, const int64_t *sizes)
+{
+    ct_tensor *c = in_dtype(s, t, dt);
+    c = c != NULL ? tmp(s, ct_contiguous(c)) : NULL;
+    return c != NULL ? ct_reshape(c, nd, sizes) : NULL;
+}
+
+/* The end of a three-result composite: on error (rc < 0) the results made
+ * so far are released and NULLed; rc passes through. */
+static inline int
+settle(int rc, ct_tensor **a, ct_tensor **b, ct_tensor **c)
+{
+    if (rc < 0) {
+        ct_tensor_decref(*a);
+        ct_tensor_decref(*b);
+        ct_tensor_decref(*c);
+        *a = *b = *c = NULL;
+    }
+    return rc;
+}
+
 #endif

@@ -53,15 +53,6 @@ column_table(const conv_geom *g, ct_device dev)
     return t;
 }
 
-/* t (contiguous or not) viewed with new sizes: a view of a contiguous
- * copy, owned by s. */
-static ct_tensor *
-as_shape(temps *s, const ct_tensor *t, int nd, const int64_t *sizes)
-{
-    ct_tensor *c = t != NULL ? tmp(s, ct_contiguous(t)) : NULL;
-    return c != NULL ? tmp(s, ct_view(c, nd, sizes)) : NULL;
-}
-
 /* The input's planes zero-padded, as [n * groups, cg * hp * wp]. */
 static ct_tensor *
 padded_planes(temps *s, const conv_geom *g, const ct_tensor *x4)
@@ -69,10 +60,10 @@ padded_planes(temps *s, const conv_geom *g, const ct_tensor *x4)
     int64_t hp = g->ih + 2 * g->ph, wp = g->iw + 2 * g->pw;
     int64_t flat[2] = {g->n * g->groups, g->cg * hp * wp};
     if (g->ph == 0 && g->pw == 0) {
-        return as_shape(s, x4, 2, flat);
+        return shaped(s, x4, 2, flat);
     }
     int64_t psz[4] = {g->n, g->c, hp, wp};
-    ct_tensor *xp = tmp(s, ct__device_zeros(4, psz, x4->dtype, ct_tensor_device(x4)));
+    ct_tensor *xp = tmp(s, ct_zeros_on(4, psz, x4->dtype, ct_tensor_device(x4)));
     if (xp == NULL) {
         return NULL;
     }
@@ -114,7 +105,7 @@ four_d(temps *s, const ct_tensor *t)
         return (ct_tensor *)t;
     }
     int64_t sz[4] = {t->sizes[0], t->sizes[1], 1, t->sizes[2]};
-    return as_shape(s, t, 4, sz);
+    return shaped(s, t, 4, sz);
 }
 
 ct_tensor *
@@ -128,14 +119,14 @@ ct__device_conv_forward(const conv_geom *g, const ct_tensor *input, const ct_ten
     }
     int64_t osz[4] = {g->n, g->o, g->oh, g->ow};
     if (g->n * g->o * g->oh * g->ow == 0) {
-        r = ct__device_zeros(4, osz, input->dtype, ct_tensor_device(input));
+        r = ct_zeros_on(4, osz, input->dtype, ct_tensor_device(input));
         goto shape;
     }
     int64_t wsz[3] = {g->groups, g->og, g->cg * g->kh * g->kw};
     ct_tensor *table = tmp(&s, column_table(g, ct_tensor_device(input)));
     ct_tensor *cols = columns(&s, g, padded_planes(&s, g, four_d(&s, input)),
                               table != NULL ? table_rows(&s, g, table) : NULL);
-    ct_tensor *w = as_shape(&s, weight, 3, wsz);
+    ct_tensor *w = shaped(&s, weight, 3, wsz);
     ct_tensor *y = cols != NULL && w != NULL ? tmp(&s, ct_matmul(w, cols, NULL)) : NULL;
     ct_tensor *y4 = y != NULL ? tmp(&s, ct_view(y, 4, osz)) : NULL;
     if (y4 != NULL && bias != NULL) {
@@ -169,7 +160,7 @@ ct__device_conv_backward(const conv_geom *g, const ct_tensor *grad_out,
     ct_device dev = ct_tensor_device(input);
     int64_t K = g->cg * g->kh * g->kw, L = g->oh * g->ow;
     int64_t gsz[4] = {g->n, g->groups, g->og, L};
-    ct_tensor *gy = as_shape(&s, grad_out, 4, gsz);
+    ct_tensor *gy = shaped(&s, grad_out, 4, gsz);
     ct_tensor *table = tmp(&s, column_table(g, dev));
     ct_tensor *idx = table != NULL ? table_rows(&s, g, table) : NULL;
     if (gy == NULL || idx == NULL) {
@@ -178,7 +169,7 @@ ct__device_conv_backward(const conv_geom *g, const ct_tensor *grad_out,
     if (mask[2]) {
         int64_t dims[3] = {0, 2, 3};
         int64_t bsz[4] = {g->n, g->o, 1, L};
-        ct_tensor *gb = as_shape(&s, grad_out, 4, bsz);
+        ct_tensor *gb = shaped(&s, grad_out, 4, bsz);
         ct_tensor *sum = sum_over(&s, gb, 3, dims, false);
         if (sum == NULL || (*grad_bias = ct_to_dtype(sum, input->dtype, false)) == NULL) {
             goto done;
@@ -191,7 +182,7 @@ ct__device_conv_backward(const conv_geom *g, const ct_tensor *grad_out,
         ct_tensor *prod = ct != NULL ? tmp(&s, ct_matmul(gy, ct, NULL)) : NULL;
         int64_t zero = 0;
         ct_tensor *sum = sum_over(&s, prod, 1, &zero, false);
-        ct_tensor *gw = sum != NULL ? as_shape(&s, sum, weight->ndim, weight->sizes) : NULL;
+        ct_tensor *gw = sum != NULL ? shaped(&s, sum, weight->ndim, weight->sizes) : NULL;
         if (gw == NULL || (*grad_weight = ct_contiguous(gw)) == NULL) {
             goto done;
         }
@@ -202,11 +193,11 @@ ct__device_conv_backward(const conv_geom *g, const ct_tensor *grad_out,
         int64_t hp = g->ih + 2 * g->ph, wp = g->iw + 2 * g->pw;
         int64_t flat[2] = {g->n * g->groups, K * L};
         int64_t psz[2] = {g->n * g->groups, g->cg * hp * wp};
-        ct_tensor *w = as_shape(&s, weight, 3, wsz);
+        ct_tensor *w = shaped(&s, weight, 3, wsz);
         ct_tensor *wt = w != NULL ? tmp(&s, ct_transpose(w, 1, 2)) : NULL;
         ct_tensor *gc = wt != NULL ? tmp(&s, ct_matmul(wt, gy, NULL)) : NULL;
-        ct_tensor *src = gc != NULL ? as_shape(&s, gc, 2, flat) : NULL;
-        ct_tensor *planes = src != NULL ? tmp(&s, ct__device_zeros(2, psz, input->dtype, dev))
+        ct_tensor *src = gc != NULL ? shaped(&s, gc, 2, flat) : NULL;
+        ct_tensor *planes = src != NULL ? tmp(&s, ct_zeros_on(2, psz, input->dtype, dev))
                                         : NULL;
         if (planes == NULL || ct_scatter_(planes, 1, idx, src, ct_scalar_int(0), "add") < 0) {
             goto done;
@@ -225,11 +216,5 @@ ct__device_conv_backward(const conv_geom *g, const ct_tensor *grad_out,
     rc = 0;
 done:
     temps_free(&s);
-    if (rc < 0) {
-        ct_tensor_decref(*grad_input);
-        ct_tensor_decref(*grad_weight);
-        ct_tensor_decref(*grad_bias);
-        *grad_input = *grad_weight = *grad_bias = NULL;
-    }
-    return rc;
+    return settle(rc, grad_input, grad_weight, grad_bias);
 }

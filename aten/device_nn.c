@@ -41,16 +41,6 @@ at_least_1d(temps *s, const ct_tensor *t)
     return t->ndim > 0 ? (ct_tensor *)t : tmp(s, ct_view(t, 1, &one));
 }
 
-/* The result r (owned by s) in dt, contiguous as PyTorch's softmax
- * outputs are, with like's sizes: a new reference. */
-static ct_tensor *
-finish(temps *s, const ct_tensor *r, ct_dtype dt, const ct_tensor *like)
-{
-    ct_tensor *c = in_dtype(s, r, dt);
-    c = c != NULL ? tmp(s, ct_contiguous(c)) : NULL;
-    return c != NULL ? ct_reshape(c, like->ndim, like->sizes) : NULL;
-}
-
 ct_tensor *
 ct__device_softmax(const ct_tensor *t, int dim, bool log)
 {
@@ -70,7 +60,7 @@ ct__device_softmax(const ct_tensor *t, int dim, bool log)
     ct_tensor *y = log ? bin(&s, CT_BINARY_SUB, shifted, un(&s, CT_UNARY_LOG, z))
                        : bin(&s, CT_BINARY_DIV, e, z);
     if (y != NULL) {
-        r = finish(&s, y, t->dtype, t);
+        r = result(&s, y, t->dtype, t->ndim, t->sizes);
     }
     temps_free(&s);
     return r;
@@ -104,7 +94,7 @@ ct__device_softmax_backward(const ct_tensor *grad, const ct_tensor *output, int 
         gi = bin(&s, CT_BINARY_MUL, bin(&s, CT_BINARY_SUB, g, dot), y);
     }
     if (gi != NULL) {
-        r = finish(&s, gi, output->dtype, output);
+        r = result(&s, gi, output->dtype, output->ndim, output->sizes);
     }
     temps_free(&s);
     return r;
@@ -256,7 +246,7 @@ ct__device_nll_loss_backward(const ct_tensor *grad, const ct_tensor *input,
     ct_tensor *vk = v != NULL ? tmp(&s, ct_where(p.kept, v, p.zero)) : NULL;
     ct_tensor *src = vk != NULL ? tmp(&s, ct_reshape(vk, p.index->ndim, p.index->sizes)) : NULL;
     if (src != NULL) {
-        r = ct__device_zeros(input->ndim, input->sizes, input->dtype, ct_tensor_device(input));
+        r = ct_zeros_on(input->ndim, input->sizes, input->dtype, ct_tensor_device(input));
     }
     if (r != NULL && ct_scatter_(r, p.cd, p.index, src, ct_scalar_int(0), "add") < 0) {
         ct_tensor_decref(r);

@@ -49,23 +49,6 @@ mean_over(temps *s, const ct_tensor *t, int nd, const int64_t *dims)
     return t != NULL ? tmp(s, ct_mean(t, nd, dims, true, CT_DTYPE_COUNT)) : NULL;
 }
 
-/* t reshaped (a view when its strides allow, else a device copy). */
-static ct_tensor *
-shaped(temps *s, const ct_tensor *t, int nd, const int64_t *sizes)
-{
-    return t != NULL ? tmp(s, ct_reshape(t, nd, sizes)) : NULL;
-}
-
-/* t (owned by s) in dt, contiguous and shaped sizes, as the CPU returns
- * its results: a new reference the caller owns. */
-static ct_tensor *
-result(temps *s, const ct_tensor *t, ct_dtype dt, int nd, const int64_t *sizes)
-{
-    ct_tensor *c = in_dtype(s, t, dt);
-    c = c != NULL ? tmp(s, ct_contiguous(c)) : NULL;
-    return c != NULL ? ct_reshape(c, nd, sizes) : NULL;
-}
-
 /* 1 / sqrt(var + eps) */
 static ct_tensor *
 inv_std(temps *s, const ct_tensor *var, double eps)
@@ -99,19 +82,6 @@ normalized_grad(temps *s, const ct_tensor *g, const ct_tensor *xhat, const ct_te
     ct_tensor *gm = mean_over(s, g, nd, dims);
     ct_tensor *p = mean_over(s, mul(s, g, xhat), nd, dims);
     return mul(s, rstd, sub(s, sub(s, g, gm), mul(s, xhat, p)));
-}
-
-/* On error the outputs are released and NULLed; rc passes through. */
-static int
-settle(int rc, ct_tensor **a, ct_tensor **b, ct_tensor **c)
-{
-    if (rc < 0) {
-        ct_tensor_decref(*a);
-        ct_tensor_decref(*b);
-        ct_tensor_decref(*c);
-        *a = *b = *c = NULL;
-    }
-    return rc;
 }
 
 /* --- batch norm --------------------------------------------------------------- */

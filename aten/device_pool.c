@@ -202,9 +202,7 @@ finish(temps *s, const ct_tensor *r, const ct_tensor *like, int64_t oh, int64_t 
 {
     int64_t sizes[CT_MAX_DIMS];
     plane_sizes(like, oh, ow, sizes);
-    ct_tensor *c = in_dtype(s, r, dt);
-    c = c != NULL ? tmp(s, ct_contiguous(c)) : NULL;
-    return c != NULL ? ct_reshape(c, like->ndim, sizes) : NULL;
+    return result(s, r, dt, like->ndim, sizes);
 }
 
 static ct_tensor *
@@ -294,7 +292,7 @@ ct__device_max_pool_backward(const ct_tensor *grad_out, const ct_tensor *input,
     int64_t P = planes_of(input), ih = input->sizes[nd - 2], iw = input->sizes[nd - 1];
     int64_t xs[2] = {P, ih * iw}, os[2] = {P, grad_out->numel / (P > 0 ? P : 1)};
     if (input->numel == 0 || grad_out->numel == 0) {
-        return ct__device_zeros(nd, input->sizes, input->dtype, ct_tensor_device(input));
+        return ct_zeros_on(nd, input->sizes, input->dtype, ct_tensor_device(input));
     }
     /* grad_input[plane][indices] += grad_out, the indices checked by
      * scatter (an out-of-plane one raises its IndexError) */
@@ -302,7 +300,7 @@ ct__device_max_pool_backward(const ct_tensor *grad_out, const ct_tensor *input,
     g = g != NULL ? tmp(&s, ct_reshape(g, 2, os)) : NULL;
     ct_tensor *ix = tmp(&s, ct_reshape(indices, 2, os));
     ct_tensor *z = g != NULL && ix != NULL
-                       ? tmp(&s, ct__device_zeros(2, xs, input->dtype, ct_tensor_device(input)))
+                       ? tmp(&s, ct_zeros_on(2, xs, input->dtype, ct_tensor_device(input)))
                        : NULL;
     if (z != NULL && ct_scatter_(z, 1, ix, g, ct_scalar_int(0), "add") == 0) {
         r = ct_reshape(z, nd, input->sizes);
@@ -431,7 +429,7 @@ avg_backward(win_kind kind, const ct_tensor *grad_out, const ct_tensor *input,
         return NULL;
     }
     if (input->numel == 0 || grad_out->numel == 0) {
-        return ct__device_zeros(nd, input->sizes, dt, dev);
+        return ct_zeros_on(nd, input->sizes, dt, dev);
     }
     if (win_build(&s, kind, p, ih, iw, oh, ow, false, dev, &w) < 0 ||
         divisors(&s, kind, p, ih, iw, oh, ow, acc, dev, &d0, &d1) < 0) {
@@ -459,7 +457,7 @@ avg_backward(win_kind kind, const ct_tensor *grad_out, const ct_tensor *input,
     src = src != NULL ? tmp(&s, ct_reshape(src, 2, flat)) : NULL;
     ct_tensor *pv = tmp(&s, ct_view(w.pos, 2, one));
     ct_tensor *ix = pv != NULL ? tmp(&s, ct_expand(pv, 2, flat)) : NULL;
-    ct_tensor *z = tmp(&s, ct__device_zeros(2, xs, dt, dev));
+    ct_tensor *z = tmp(&s, ct_zeros_on(2, xs, dt, dev));
     if (src != NULL && ix != NULL && z != NULL && ct__device_scatter_add(z, ix, src, 1) == 0) {
         r = ct_reshape(z, nd, input->sizes);
     }

@@ -198,13 +198,13 @@ dense_backward_device(const ct_tensor *grad, const ct_tensor *indices, int64_t n
     ct_tensor *pad = t[2] = ct_scalar_tensor(ct_scalar_int(padding_idx));
     ct_tensor *keep = t[3] = col && pad ? ct_binary(CT_BINARY_NE, col, pad, ct_scalar_int(1),
                                                     NULL, CT_OUT_NEW) : NULL;
-    ct_tensor *zero = t[4] = ct__device_zeros(0, NULL, grad->dtype, dev);
+    ct_tensor *zero = t[4] = ct_zeros_on(0, NULL, grad->dtype, dev);
     ct_tensor *rows = t[5] = keep && g && zero ? ct_where(keep, g, zero) : NULL;
     if (rows != NULL && scale_grad_by_freq) {
         /* count[w] = how often w occurs; each row scaled by 1 / count */
         ct_tensor *ones = t[6] = ct_ones(1, &K, CT_DTYPE_FLOAT64);
         ct_tensor *od = t[7] = ones ? ct_to_device(ones, dev) : NULL;
-        ct_tensor *counts = t[8] = od ? ct__device_zeros(1, &num_weights, CT_DTYPE_FLOAT64,
+        ct_tensor *counts = t[8] = od ? ct_zeros_on(1, &num_weights, CT_DTYPE_FLOAT64,
                                                          dev) : NULL;
         ct_tensor *per = NULL;
         if (counts != NULL && ct__device_scatter_add(counts, idx, od, 0) == 0) {
@@ -230,7 +230,7 @@ dense_backward_device(const ct_tensor *grad, const ct_tensor *indices, int64_t n
         rows = t[5] = scaled;
     }
     ct_tensor *e = rows ? ct_expand(col, 2, gshape) : NULL;
-    gw = e ? ct__device_zeros(2, wshape, grad->dtype, dev) : NULL;
+    gw = e ? ct_zeros_on(2, wshape, grad->dtype, dev) : NULL;
     if (gw != NULL && ct__device_scatter_add(gw, e, rows, 0) < 0) {
         ct_tensor_decref(gw);
         gw = NULL;

@@ -449,11 +449,7 @@ write_new(const ct_tensor *self, const write_args *a)
 static ct_tensor *
 write_into_zeros(int ndim, const int64_t *sizes, ct_dtype dtype, const write_args *a)
 {
-    ct_tensor *z = ct_empty(ndim, sizes, dtype, ct_tensor_device(a->src));
-    if (z != NULL && ct_fill_(z, ct_scalar_int(0)) < 0) {
-        ct_tensor_decref(z);
-        return NULL;
-    }
+    ct_tensor *z = ct_zeros_on(ndim, sizes, dtype, ct_tensor_device(a->src));
     if (z != NULL && write_fresh(z, NULL, a) < 0) {
         ct_tensor_decref(z);
         return NULL;
@@ -502,11 +498,7 @@ pad_to_input(ct_node *n, int k, ct_tensor *g)
             int64_t zs[CT_MAX_DIMS];
             memcpy(zs, g->sizes, sizeof(int64_t) * (size_t)g->ndim);
             zs[d] = sizes[d] - g->sizes[d];
-            ct_tensor *z = ct_empty(g->ndim, zs, g->dtype, ct_tensor_device(g));
-            if (z != NULL && ct_fill_(z, ct_scalar_int(0)) < 0) {
-                ct_tensor_decref(z);
-                z = NULL;
-            }
+            ct_tensor *z = ct_zeros_on(g->ndim, zs, g->dtype, ct_tensor_device(g));
             const ct_tensor *parts[2] = {g, z};
             ct_tensor *c = z != NULL ? ctag_cat(2, parts, d, NULL) : NULL;
             ct_tensor_decref(z);

@@ -1184,10 +1184,7 @@ embedding_graph_grad(ag_frame *f, const ct_tensor *g, const ct_tensor *indices,
     ct_tensor *ch = ag_tmp(f, ct_to_dtype(coef, g->dtype, false));
     ct_tensor *c = ch ? ag_tmp(f, ct_to_device(ch, dev)) : NULL;
     ct_tensor *gs = gf && c ? ag_tmp(f, ctag_mul(gf, c)) : NULL;
-    ct_tensor *zeros = ag_tmp(f, ct_empty(2, wshape, g->dtype, dev));
-    if (zeros != NULL && ct_fill_(zeros, ct_scalar_int(0)) < 0) {
-        return NULL;
-    }
+    ct_tensor *zeros = ag_tmp(f, ct_zeros_on(2, wshape, g->dtype, dev));
     ct_tensor *iflat = ag_tmp(f, ct_reshape(idx, 1, &flat));
     return gs && zeros && iflat ? ag_tmp(f, ctag_index_add(zeros, 0, iflat, gs,
                                                            ct_scalar_int(1)))

@@ -92,12 +92,7 @@ ag_zeros_input(const ct_node *n, int k)
     /* on input k's device (a node whose meta was never saved is zeroed:
      * the CPU) */
     ct_device d = n->device[k].type == CT_DEVICE_CPU ? ct_device_cpu() : n->device[k];
-    ct_tensor *z = ct_empty(n->ndim[k], ag_input_sizes(n, k), n->dtype[k], d);
-    if (z != NULL && ct_fill_(z, ct_scalar_int(0)) < 0) {
-        ct_tensor_decref(z);
-        z = NULL;
-    }
-    return z;
+    return ct_zeros_on(n->ndim[k], ag_input_sizes(n, k), n->dtype[k], d);
 }
 
 int

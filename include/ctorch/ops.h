@@ -81,6 +81,8 @@ int ct_fill_(ct_tensor *t, ct_scalar value);
 ct_tensor *ct_full(int ndim, const int64_t *sizes, ct_scalar value,
                    ct_dtype dtype);
 ct_tensor *ct_zeros(int ndim, const int64_t *sizes, ct_dtype dtype);
+/* ct_zeros on `device` (a fill kernel there; ct_zeros on the CPU). */
+ct_tensor *ct_zeros_on(int ndim, const int64_t *sizes, ct_dtype dtype, ct_device device);
 ct_tensor *ct_ones(int ndim, const int64_t *sizes, ct_dtype dtype);
 /* Result dtype chosen by the caller (PyTorch: int64 unless a bound is a
  * float, then the default dtype). */
