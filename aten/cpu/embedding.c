@@ -1,7 +1,7 @@
 /* aten/cpu/embedding.c -- embedding lookup, its dense backward and
  * embedding_renorm_ (include/ctorch/ops_nn.h), as torch 1.13's CPU
  * kernels compute them. */
-#include "aten/device.h"
+#include "aten/device_compose.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,56 +190,39 @@ dense_backward_device(const ct_tensor *grad, const ct_tensor *indices, int64_t n
         ct_error(CT_ERR_INDEX, "index out of range in self");
         return NULL;
     }
-    /* temporaries, released together */
-    ct_tensor *t[10] = {NULL};
+    temps s = {0};
     ct_tensor *gw = NULL;
-    ct_tensor *col = t[0] = ct_view(idx, 2, kshape);
-    ct_tensor *g = t[1] = ct_reshape(grad, 2, gshape);
-    ct_tensor *pad = t[2] = ct_scalar_tensor(ct_scalar_int(padding_idx));
-    ct_tensor *keep = t[3] = col && pad ? ct_binary(CT_BINARY_NE, col, pad, ct_scalar_int(1),
-                                                    NULL, CT_OUT_NEW) : NULL;
-    ct_tensor *zero = t[4] = ct_zeros_on(0, NULL, grad->dtype, dev);
-    ct_tensor *rows = t[5] = keep && g && zero ? ct_where(keep, g, zero) : NULL;
+    tmp(&s, idx);
+    ct_tensor *col = tmp(&s, ct_view(idx, 2, kshape));
+    ct_tensor *g = tmp(&s, ct_reshape(grad, 2, gshape));
+    ct_tensor *zero = tmp(&s, ct_zeros_on(0, NULL, grad->dtype, dev));
+    ct_tensor *keep = bin(&s, CT_BINARY_NE, col, scalar(&s, ct_scalar_int(padding_idx)));
+    ct_tensor *rows = keep && g && zero ? tmp(&s, ct_where(keep, g, zero)) : NULL;
     if (rows != NULL && scale_grad_by_freq) {
         /* count[w] = how often w occurs; each row scaled by 1 / count */
-        ct_tensor *ones = t[6] = ct_ones(1, &K, CT_DTYPE_FLOAT64);
-        ct_tensor *od = t[7] = ones ? ct_to_device(ones, dev) : NULL;
-        ct_tensor *counts = t[8] = od ? ct_zeros_on(1, &num_weights, CT_DTYPE_FLOAT64,
-                                                         dev) : NULL;
-        ct_tensor *per = NULL;
-        if (counts != NULL && ct__device_scatter_add(counts, idx, od, 0) == 0) {
-            /* (a gather: the indices are checked already) */
-            ct_tensor *c = ct_empty(1, &K, CT_DTYPE_FLOAT64, dev);
-            if (c != NULL && ct__device_gather(c, counts, idx, 0) < 0) {
-                ct_tensor_decref(c);
-                c = NULL;
-            }
-            ct_tensor *cv = c ? ct_view(c, 2, kshape) : NULL;
-            ct_tensor *one = ct_scalar_tensor(ct_scalar_float(1.0));
-            ct_tensor *inv = cv && one ? ct_binary(CT_BINARY_DIV, one, cv, ct_scalar_int(1),
-                                                   NULL, CT_OUT_NEW) : NULL;
-            per = inv ? ct_to_dtype(inv, grad->dtype, false) : NULL;
-            ct_tensor_decref(inv);
-            ct_tensor_decref(one);
-            ct_tensor_decref(cv);
-            ct_tensor_decref(c);
+        ct_tensor *ones = tmp(&s, ct_ones(1, &K, CT_DTYPE_FLOAT64));
+        ct_tensor *od = ones ? tmp(&s, ct_to_device(ones, dev)) : NULL;
+        ct_tensor *counts = od ? tmp(&s, ct_zeros_on(1, &num_weights, CT_DTYPE_FLOAT64, dev))
+                               : NULL;
+        /* (a gather: the indices are checked already) */
+        ct_tensor *c = counts ? tmp(&s, ct_empty(1, &K, CT_DTYPE_FLOAT64, dev)) : NULL;
+        if (c == NULL || ct__device_scatter_add(counts, idx, od, 0) < 0 ||
+            ct__device_gather(c, counts, idx, 0) < 0) {
+            rows = NULL;
         }
-        t[9] = per;
-        ct_tensor *scaled = per ? ct_mul(rows, per) : NULL;
-        ct_tensor_decref(rows);
-        rows = t[5] = scaled;
+        else {
+            ct_tensor *inv = bin(&s, CT_BINARY_DIV, scalar(&s, ct_scalar_float(1.0)),
+                                 tmp(&s, ct_view(c, 2, kshape)));
+            rows = bin(&s, CT_BINARY_MUL, rows, in_dtype(&s, inv, grad->dtype));
+        }
     }
-    ct_tensor *e = rows ? ct_expand(col, 2, gshape) : NULL;
+    ct_tensor *e = rows ? tmp(&s, ct_expand(col, 2, gshape)) : NULL;
     gw = e ? ct_zeros_on(2, wshape, grad->dtype, dev) : NULL;
     if (gw != NULL && ct__device_scatter_add(gw, e, rows, 0) < 0) {
         ct_tensor_decref(gw);
         gw = NULL;
     }
-    ct_tensor_decref(e);
-    for (int i = 0; i < 10; i++) {
-        ct_tensor_decref(t[i]);
-    }
-    ct_tensor_decref(idx);
+    temps_free(&s);
     return gw;
 }
 
