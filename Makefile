@@ -130,7 +130,7 @@ C_TESTS = $(wildcard tests/c/test_*.c)
 # (test_cuda_kernel_math.c also checks aten/cuda/supports.c, which is in
 # the CUDA parts, not in libctorch)
 $(BUILD)/tests/c/runner: tests/c/runner.c $(C_TESTS) aten/cuda/supports.c \
-                         $(wildcard tests/c/*.h) $(LIB)
+                         $(wildcard tests/c/*.h) $(CUDA_HEADERS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CT_CFLAGS) -o $@ tests/c/runner.c $(C_TESTS) aten/cuda/supports.c \
 	  -L$(BUILD) -lctorch \
@@ -145,7 +145,7 @@ $(BUILD)/examples/c_demo: examples/c/demo.c $(LIB)
 # every machine so tests run libctorch's device paths without a GPU
 FAKE_CUDA = $(BUILD)/tests/libctorch_cuda_fake.so
 # (it says which kernels exist with the real part's aten/cuda/supports.c)
-$(FAKE_CUDA): tests/fake_cuda/part.c aten/cuda/supports.c $(HEADERS) $(LIB)
+$(FAKE_CUDA): tests/fake_cuda/part.c aten/cuda/supports.c $(HEADERS) $(CUDA_HEADERS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CT_CFLAGS) -shared -o $@ tests/fake_cuda/part.c aten/cuda/supports.c \
 	  -L$(BUILD) -lctorch $(EXTRA_LDFLAGS)

@@ -21,6 +21,7 @@
  */
 #include "aten/device.h"
 #include "aten/iter.h"
+#include "aten/random_impl.h"
 #include "c10/cuda/backend.h"
 
 #include <stdio.h>
@@ -486,4 +487,64 @@ done:
     ct_tensor_decref(nhi);
     ct_tensor_decref(nlo);
     return rc;
+}
+
+/* --- sampling (Note [Device random streams], aten/cuda/random_math.h) ------ */
+
+/* A device's resident threads (multiprocessors x threads each), asked once. */
+#define RESIDENT_DEVICES 64
+static _Atomic int64_t resident[RESIDENT_DEVICES];
+
+/* The threads of PyTorch's distribution launch for numel elements: 256 per
+ * block, blocks = min(ceil(numel / 256), resident threads / 256). */
+static int
+launch_threads(int device, int64_t numel, int64_t *threads)
+{
+    int64_t r = device >= 0 && device < RESIDENT_DEVICES ? resident[device] : 0;
+    if (r == 0) {
+        ct_cuda_properties p;
+        if (ct_cuda_get_properties(device, &p) < 0) {
+            return -1;
+        }
+        r = (int64_t)p.multi_processor_count * (p.max_threads_per_multi_processor / 256) * 256;
+        if (device >= 0 && device < RESIDENT_DEVICES) {
+            resident[device] = r;
+        }
+    }
+    int64_t want = (numel + 255) / 256 * 256;
+    *threads = want < r ? want : r;
+    return *threads > 0 ? 0
+                        : ct_error(CT_ERR_RUNTIME, "ctorch: CUDA device %d reports no "
+                                   "resident threads", device);
+}
+
+int
+ct__device_random(ct_tensor *t, ct_generator *gen, ct_cuda_random_op op, double a, double b,
+                  uint64_t range, int64_t base)
+{
+    ct_device dev = ct_tensor_device(t);
+    if (gen != NULL && ct_generator_device(gen).type != dev.type) {
+        return ct_error(CT_ERR_RUNTIME, "Expected a '%s' device type for generator but "
+                        "found '%s'", ct_device_type_name(dev.type),
+                        ct_device_type_name(ct_generator_device(gen).type));
+    }
+    ct_generator *g = gen != NULL ? gen : ct_cuda_default_generator(dev.index);
+    if (g == NULL || ct__check_writable(t) < 0) {
+        return -1;
+    }
+    if (t->numel == 0) {
+        return 0;
+    }
+    void *stream;
+    ct_cuda_view v;
+    ct_cuda_random_args args = {0, 0, 0, a, b, range, base};
+    const ct_cuda_backend *be = kernels_for(t, &stream);
+    if (be == NULL || views_of(1, &t, &v) < 0 ||
+        launch_threads(dev.index, t->numel, &args.threads) < 0) {
+        return -1;
+    }
+    int64_t per_block = ct_cuda_random_wide(op, t->dtype, range) ? 2 : 4;
+    int64_t blocks = (t->numel - 1) / (args.threads * per_block) + 1;
+    ct__philox_reserve(g, (uint64_t)blocks * 4, &args.seed, &args.offset);
+    return be->random(dev.index, stream, op, &v, &args);
 }

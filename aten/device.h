@@ -58,6 +58,14 @@ int ct__device_gemm(const ct_tensor *c, ct_dtype dtype, bool trans_a, bool trans
                     int64_t stride_a, const void *b, int64_t ldb, int64_t stride_b,
                     double beta, void *cdata, int64_t ldc, int64_t stride_c, int64_t batch);
 
+/* Sample into t on its device: the part's `random` kernel with op and its
+ * parameters (ct_cuda_random_args), the Philox seed and offset taken from
+ * gen (NULL: the device's default generator), after the caller's checks
+ * of the parameters.  -1 with PyTorch's error for a generator of another
+ * device type. */
+int ct__device_random(ct_tensor *t, ct_generator *gen, ct_cuda_random_op op, double a,
+                      double b, uint64_t range, int64_t base);
+
 /* aten/device_nn.c: composites of device kernels, called by the CPU
  * entry points after their checks.  softmax / log_softmax of t along the
  * wrapped dim (t already in the result dtype) and its backward. */
@@ -124,6 +132,39 @@ int ct__device_scatter_add(ct_tensor *self, const ct_tensor *index, const ct_ten
 int ct__device_index_check(const ct_tensor *index, int64_t lo, int64_t hi, bool *bad,
                            int64_t *first);
 
+/* aten/device_scan.c: cumsum, cumprod, cummax, cummin of device tensor t
+ * along wrapped dim (Note [Log-step scan]), called by ct_scan after its
+ * checks: t converted to cdt (cumsum's dtype=), the result of odt;
+ * *indices (cummax / cummin, when indices is not NULL) a new int64
+ * reference.  A new reference, or NULL with the error set. */
+ct_tensor *ct__device_cumulative(ct_scan_op op, const ct_tensor *t, int dim, ct_dtype cdt,
+                                 ct_dtype odt, ct_tensor **indices);
+/* cumprod's backward for a device x with zeros (no graph): x, its result
+ * y and the gradient g (in x's dtype) along wrapped dim. */
+ct_tensor *ct__device_cumprod_backward(const ct_tensor *x, const ct_tensor *y,
+                                       const ct_tensor *g, int dim);
+
+/* aten/device_select.c: the selections of aten/cpu/index.c on a device
+ * (Note [Device compaction]), after their checks; each a new reference or
+ * NULL with the error set.  nonzero and masked_select read their count to
+ * the host.  masked_select takes t and mask broadcast to (nd, shape);
+ * take and index check the index values and raise the CPU's errors.
+ * index takes the advanced-indexing plan: idx[d] for each dim of t (NULL:
+ * taken whole) expanded to the nb broadcast sizes bsizes, which stand at
+ * result dim first of the result's (nd, sizes); CPU index tensors are
+ * moved to t's device. */
+ct_tensor *ct__device_nonzero(const ct_tensor *t);
+ct_tensor *ct__device_masked_select(const ct_tensor *t, const ct_tensor *mask, int nd,
+                                    const int64_t *shape);
+ct_tensor *ct__device_take(const ct_tensor *t, const ct_tensor *index);
+ct_tensor *ct__device_index(const ct_tensor *t, ct_tensor *const *idx, int first, int nb,
+                            const int64_t *bsizes, int nd, const int64_t *sizes);
+/* index_put_: t[...] = values, or += with accumulate (values in t's
+ * dtype, broadcast to the result's sizes), the same plan. */
+int ct__device_index_put_(ct_tensor *t, ct_tensor *const *idx, int first, int nb,
+                          const int64_t *bsizes, int nd, const int64_t *sizes,
+                          const ct_tensor *values, bool accumulate);
+
 /* aten/device_pool.c: 2-d pooling on a device, called by the entry points
  * of aten/cpu/pool.c after their checks, with their arguments; (oh, ow)
  * is the output size they computed.  Inputs [C, H, W] or [N, C, H, W];
@@ -144,5 +185,22 @@ ct_tensor *ct__device_avg_pool2d_backward(const ct_tensor *grad_out, const ct_te
 ct_tensor *ct__device_adaptive_avg_pool2d(const ct_tensor *input, int64_t oh, int64_t ow);
 ct_tensor *ct__device_adaptive_avg_pool2d_backward(const ct_tensor *grad_out,
                                                    const ct_tensor *input);
+
+/* aten/device_sort.c: sort, topk, kthvalue and median along one dim on a
+ * device (Note [Device bitonic sort]), with the CPU's results: stable,
+ * ties in input order, NaN the largest value.  The entry points of
+ * aten/cpu/sort.c call them after their checks (dim wrapped, k checked);
+ * values may be NULL for argsort.  The medians make the CPU's checks
+ * themselves (dim not yet wrapped; indices may be NULL); ct__device_median
+ * returns a new 0-dim tensor. */
+int ct__device_sort(const ct_tensor *t, int dim, bool descending, ct_tensor **values,
+                    ct_tensor **indices);
+int ct__device_topk(const ct_tensor *t, int64_t k, int dim, bool largest,
+                    ct_tensor **values, ct_tensor **indices);
+int ct__device_kthvalue(const ct_tensor *t, int64_t k, int dim, bool keepdim,
+                        ct_tensor **values, ct_tensor **indices);
+int ct__device_median_dim(const ct_tensor *t, int64_t dim, bool keepdim, bool ignore_nan,
+                          ct_tensor **values, ct_tensor **indices);
+ct_tensor *ct__device_median(const ct_tensor *t, bool ignore_nan);
 
 #endif

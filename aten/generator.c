@@ -1,7 +1,8 @@
 /* aten/generator.c -- the CPU generator: mt19937 engine, seeding, the
  * default generator, and PyTorch's byte layout of a state (specs/rng.md
- * section 1).  Kernels lock a generator with ct__gen_acquire and draw
- * through random_impl.h. */
+ * section 1); and the CUDA generators' seeds, offsets and states (Note
+ * [CUDA generators]).  Kernels lock a generator with ct__gen_acquire and
+ * draw through random_impl.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -12,6 +13,8 @@
 #include <unistd.h>
 
 #include "aten/random_impl.h"
+
+#include <ctorch/cuda.h>
 
 /* --- the engine ---------------------------------------------------------- */
 #define MT_MATRIX 0x9908B0DFu
@@ -102,6 +105,9 @@ static void
 gen_init(ct_generator *g, uint64_t seed)
 {
     pthread_mutex_init(&g->lock, NULL);
+    g->device = ct_device_cpu();
+    g->philox_offset = 0;
+    g->borrowed = false;
     mt_seed(&g->mt, seed);
     g->has_double_normal = false;
     g->double_normal = 0;
@@ -153,6 +159,7 @@ static void
 default_init(void)
 {
     gen_init(&default_gen, os_random64());
+    default_gen.borrowed = true;
     pthread_atfork(fork_prepare, fork_done, fork_done);
 }
 
@@ -178,7 +185,7 @@ ct_generator_new(void)
 void
 ct_generator_free(ct_generator *g)
 {
-    if (g == NULL || g == &default_gen) {
+    if (g == NULL || g->borrowed) {
         return;
     }
     pthread_mutex_destroy(&g->lock);
@@ -199,10 +206,31 @@ ct__gen_release(ct_generator *g)
     pthread_mutex_unlock(&g->lock);
 }
 
-/* Reseed; the lock is held. */
+ct_device
+ct_generator_device(const ct_generator *g)
+{
+    return g != NULL ? g->device : ct_device_cpu();
+}
+
+int
+ct__gen_check_cpu(const ct_generator *gen)
+{
+    if (gen != NULL && gen->device.type != CT_DEVICE_CPU) {
+        return ct_error(CT_ERR_RUNTIME, "Expected a 'cpu' device type for generator but "
+                        "found '%s'", ct_device_type_name(gen->device.type));
+    }
+    return 0;
+}
+
+/* Reseed; the lock is held.  A CUDA generator starts its offset over. */
 static void
 reseed(ct_generator *g, uint64_t seed)
 {
+    if (g->device.type != CT_DEVICE_CPU) {
+        g->mt.seed = seed;
+        g->philox_offset = 0;
+        return;
+    }
     mt_seed(&g->mt, seed);
     g->has_double_normal = false;
     g->has_float_normal = false;
@@ -260,6 +288,8 @@ ct_generator_copy(ct_generator *dst, ct_generator *src)
     /* copy through a snapshot so that only one lock is held at a time */
     ct_generator snap;
     src = ct__gen_acquire(src);
+    snap.device = src->device;
+    snap.philox_offset = src->philox_offset;
     snap.mt = src->mt;
     snap.has_double_normal = src->has_double_normal;
     snap.double_normal = src->double_normal;
@@ -267,6 +297,8 @@ ct_generator_copy(ct_generator *dst, ct_generator *src)
     snap.float_normal = src->float_normal;
     ct__gen_release(src);
     dst = ct__gen_acquire(dst);
+    dst->device = snap.device;
+    dst->philox_offset = snap.philox_offset;
     dst->mt = snap.mt;
     dst->has_double_normal = snap.has_double_normal;
     dst->double_normal = snap.double_normal;
@@ -328,9 +360,27 @@ get_f64(const uint8_t *p)
     return d;
 }
 
+int64_t
+ct_generator_state_size(const ct_generator *g)
+{
+    return g != NULL && g->device.type != CT_DEVICE_CPU ? CT_CUDA_RNG_STATE_SIZE
+                                                        : CT_RNG_STATE_SIZE;
+}
+
+/* A CUDA generator's state (CT_CUDA_RNG_STATE_SIZE in ctorch/random.h). */
+enum { CUDA_OFF_SEED = 800, CUDA_OFF_OFFSET = 808 };
+
 void
 ct_generator_get_state(ct_generator *g, uint8_t *out)
 {
+    if (g != NULL && g->device.type != CT_DEVICE_CPU) {
+        memset(out, 0xFF, CUDA_OFF_SEED);
+        g = ct__gen_acquire(g);
+        put_le(out + CUDA_OFF_SEED, g->mt.seed, 8);
+        put_le(out + CUDA_OFF_OFFSET, g->philox_offset, 8);
+        ct__gen_release(g);
+        return;
+    }
     memset(out, 0, CT_RNG_STATE_SIZE);
     g = ct__gen_acquire(g);
     put_le(out + OFF_SEED, g->mt.seed, 8);
@@ -352,9 +402,27 @@ ct_generator_get_state(ct_generator *g, uint8_t *out)
     ct__gen_release(g);
 }
 
+/* PyTorch reads the offset as an int64 and moves it on in multiples of 4;
+ * a state with another offset is taken as it is. */
+static int
+set_cuda_state(ct_generator *g, const uint8_t *st, int64_t nbytes)
+{
+    if (nbytes != CT_CUDA_RNG_STATE_SIZE && nbytes != CT_CUDA_RNG_STATE_SIZE - 8) {
+        return ct_error(CT_ERR_RUNTIME, "RNG state is wrong size");
+    }
+    g = ct__gen_acquire(g);
+    g->mt.seed = get_le(st + CUDA_OFF_SEED, 8);
+    g->philox_offset = nbytes == CT_CUDA_RNG_STATE_SIZE ? get_le(st + CUDA_OFF_OFFSET, 8) : 0;
+    ct__gen_release(g);
+    return 0;
+}
+
 int
 ct_generator_set_state(ct_generator *g, const uint8_t *st, int64_t nbytes)
 {
+    if (g != NULL && g->device.type != CT_DEVICE_CPU) {
+        return set_cuda_state(g, st, nbytes);
+    }
     if (nbytes != CT_RNG_STATE_SIZE && nbytes != CT_RNG_STATE_SIZE_LEGACY) {
         return ct_error(CT_ERR_RUNTIME, "Expected either a CPUGeneratorImplStateLegacy "
                         "of size %d or a CPUGeneratorImplState of size %d but found the "
@@ -405,7 +473,7 @@ ct_generator_set_state(ct_generator *g, const uint8_t *st, int64_t nbytes)
 ct_tensor *
 ct_generator_state_tensor(ct_generator *g)
 {
-    int64_t n = CT_RNG_STATE_SIZE;
+    int64_t n = ct_generator_state_size(g);
     ct_tensor *t = ct_empty(1, &n, CT_DTYPE_UINT8, ct_device_cpu());
     if (t != NULL) {
         ct_generator_get_state(g, (uint8_t *)ct_tensor_data(t));
@@ -423,4 +491,91 @@ ct_generator_set_state_tensor(ct_generator *g, const ct_tensor *state)
         return ct_error(CT_ERR_RUNTIME, "RNG state must be contiguous");
     }
     return ct_generator_set_state(g, (const uint8_t *)ct_tensor_data(state), state->numel);
+}
+
+/* --- CUDA generators (Note [CUDA generators]) ------------------------------ */
+
+static ct_generator *
+cuda_gen_new(int device, uint64_t seed)
+{
+    ct_generator *g = malloc(sizeof *g);
+    if (g == NULL) {
+        ct_error(CT_ERR_NOMEM, "out of memory allocating a Generator");
+        return NULL;
+    }
+    gen_init(g, 0);
+    g->device = (ct_device){CT_DEVICE_CUDA, device};
+    reseed(g, seed);
+    return g;
+}
+
+/* 0, or -1 with PyTorch's errors when CUDA cannot start or device is not
+ * one of its devices. */
+static int
+check_cuda_device(int device)
+{
+    if (ct_cuda_init() < 0) {
+        return -1;
+    }
+    int n = ct_cuda_device_count();
+    if (device < 0 || device >= n) {
+        return ct_error(CT_ERR_RUNTIME, "CUDA error: invalid device ordinal");
+    }
+    return 0;
+}
+
+ct_generator *
+ct_generator_new_on(ct_device device)
+{
+    if (device.type == CT_DEVICE_CPU) {
+        return ct_generator_new();
+    }
+    int index = device.index;
+    if (index < 0 && ct_cuda_init() == 0 && ct_cuda_current_device(&index) < 0) {
+        return NULL;
+    }
+    if (check_cuda_device(index) < 0) {
+        return NULL;
+    }
+    return cuda_gen_new(index, CT_GENERATOR_DEFAULT_SEED);
+}
+
+/* Made on first use, each seeded from the OS as PyTorch's are; they live
+ * for the process. */
+#define CUDA_MAX_DEVICES 64
+static ct_generator *_Atomic cuda_defaults[CUDA_MAX_DEVICES];
+static pthread_mutex_t cuda_defaults_lock = PTHREAD_MUTEX_INITIALIZER;
+
+ct_generator *
+ct_cuda_default_generator(int device)
+{
+    if (device >= 0 && device < CUDA_MAX_DEVICES && cuda_defaults[device] != NULL) {
+        return cuda_defaults[device];
+    }
+    if (check_cuda_device(device) < 0) {
+        return NULL;
+    }
+    if (device >= CUDA_MAX_DEVICES) {
+        ct_error(CT_ERR_RUNTIME, "ctorch: at most %d CUDA devices have generators",
+                 CUDA_MAX_DEVICES);
+        return NULL;
+    }
+    pthread_mutex_lock(&cuda_defaults_lock);
+    ct_generator *g = cuda_defaults[device];
+    if (g == NULL && (g = cuda_gen_new(device, os_random64())) != NULL) {
+        g->borrowed = true;
+        cuda_defaults[device] = g;
+    }
+    pthread_mutex_unlock(&cuda_defaults_lock);
+    return g;
+}
+
+void
+ct__philox_reserve(ct_generator *gen, uint64_t increment, uint64_t *seed, uint64_t *offset)
+{
+    ct_generator *g = ct__gen_acquire(gen);
+    *seed = g->mt.seed;
+    *offset = g->philox_offset;
+    g->philox_offset += (increment + 3) / 4 * 4;
+    ct__gen_release(g);
 }

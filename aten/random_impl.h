@@ -32,8 +32,17 @@ typedef struct {
     uint32_t state[2 * CT__MT_N];
 } ct__mt;
 
+/* Note [CUDA generators]
+ * A generator of a CUDA device is PyTorch's Philox generator: a seed (kept
+ * in mt.seed, so that initial_seed reads one place) and the offset of the
+ * next draw, which every call moves on by what it takes (Note [Device
+ * random streams], aten/cuda/random_math.h); its mt19937 engine and normal
+ * caches are unused.  The draws happen on the device (aten/device_random.c). */
 struct ct_generator {
     pthread_mutex_t lock;
+    ct_device device;
+    bool borrowed;              /* a default generator: ct_generator_free ignores it */
+    uint64_t philox_offset;     /* CUDA generators: a multiple of 4 */
     ct__mt mt;
     bool has_double_normal;     /* the cached Box-Muller partner */
     double double_normal;
@@ -43,6 +52,15 @@ struct ct_generator {
 
 /* Lock gen (NULL: the default generator) and return it. */
 ct_generator *ct__gen_acquire(ct_generator *gen);
+/* 0, or -1 with PyTorch's "Expected a 'cpu' device type for generator but
+ * found 'cuda'" when gen is not a CPU generator (NULL is the default CPU
+ * one): the CPU kernels' check before drawing. */
+int ct__gen_check_cpu(const ct_generator *gen);
+/* The Philox seed and offset for a call taking `increment` draws per
+ * thread (rounded up to a multiple of 4), the offset moved past them;
+ * gen is a CUDA generator (aten/generator_cuda.c). */
+void ct__philox_reserve(ct_generator *gen, uint64_t increment, uint64_t *seed,
+                        uint64_t *offset);
 void ct__gen_release(ct_generator *g);
 
 /* Regenerate the 624 words (the standard twist); next = 0. */

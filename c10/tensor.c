@@ -1,4 +1,5 @@
 /* c10/tensor.c -- tensor lifetime and geometry. */
+#include <ctorch/cuda.h>
 #include <ctorch/error.h>
 #include <ctorch/tensor.h>
 
@@ -320,17 +321,12 @@ ct_tensor_resize_(ct_tensor *t, int ndim, const int64_t *sizes)
     return ct_tensor_set_geometry(t, ndim, sizes, NULL);
 }
 
-ct_scalar
-ct_tensor_item_at(const ct_tensor *t, int64_t index)
+/* The element of dtype d at host address p. */
+static ct_scalar
+item_bytes(ct_dtype d, const char *p)
 {
-    int64_t off = 0;
-    for (int i = t->ndim - 1; i >= 0; i--) {
-        off += (index % t->sizes[i]) * t->strides[i];
-        index /= t->sizes[i];
-    }
-    const char *p = ct_tensor_data(t) + off * (int64_t)ct_dtype_itemsize(t->dtype);
     ct_scalar s = ct_scalar_int(0);
-    switch (t->dtype) {
+    switch (d) {
 #define X(E, T, S, A)                                                       \
     case E: {                                                               \
         T v;                                                                \
@@ -346,12 +342,37 @@ ct_tensor_item_at(const ct_tensor *t, int64_t index)
     return s;
 }
 
+ct_scalar
+ct_tensor_item_at(const ct_tensor *t, int64_t index)
+{
+    int64_t off = 0;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        off += (index % t->sizes[i]) * t->strides[i];
+        index /= t->sizes[i];
+    }
+    return item_bytes(t->dtype, ct_tensor_data(t) + off * (int64_t)ct_dtype_itemsize(t->dtype));
+}
+
 int
 ct_tensor_item(const ct_tensor *t, ct_scalar *out)
 {
     if (t->numel != 1) {
         return ct_error(CT_ERR_RUNTIME, "a Tensor with %lld elements cannot be "
                         "converted to Scalar", (long long)t->numel);
+    }
+    ct_device dev = ct_tensor_device(t);
+    if (dev.type != CT_DEVICE_CPU) {
+        /* the one element through a host copy, after the device's current
+         * stream (.item() synchronizes, as in PyTorch) */
+        char buf[16];
+        void *stream;
+        size_t n = ct_dtype_itemsize(t->dtype);
+        if (n > sizeof buf || ct_cuda_current_stream(dev.index, &stream) < 0 ||
+            ct_cuda_memcpy(buf, ct_tensor_data(t), n, stream, true) < 0) {
+            return n > sizeof buf ? ct_error(CT_ERR_RUNTIME, "item: element too wide") : -1;
+        }
+        *out = item_bytes(t->dtype, buf);
+        return 0;
     }
     *out = ct_tensor_item_at(t, 0);
     return 0;

@@ -94,8 +94,8 @@ static const flag_fn flaggers[CT_DTYPE_COUNT] = {
 ct_tensor *
 ct_nonzero(const ct_tensor *t)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
+    if (ct__is_device(t)) {
+        return ct__device_nonzero(t);
     }
     ct_tensor *c = ct_contiguous(t);
     uint8_t *flags = c ? malloc((size_t)(t->numel ? t->numel : 1)) : NULL;
@@ -355,16 +355,41 @@ offsets_make(const ct_tensor *t, const index_plan *p, plan_offsets *o)
         }                                                                     \
     } while (0)
 
+/* PyTorch's rule for the index tensors of t[indices]: on the CPU or on
+ * t's device. */
+static int
+index_devices_ok(const ct_tensor *t, int n, ct_tensor *const *indices)
+{
+    ct_device dev = ct_tensor_device(t);
+    for (int d = 0; d < n; d++) {
+        if (ct__is_device(indices[d]) && !ct_device_eq(ct_tensor_device(indices[d]), dev)) {
+            if (dev.type == CT_DEVICE_CPU) {
+                return ct_error(CT_ERR_RUNTIME, "indices should be either on cpu or on the "
+                                "same device as the indexed tensor (cpu)");
+            }
+            return ct_error(CT_ERR_RUNTIME, "indices should be either on cpu or on the "
+                            "same device as the indexed tensor (%s:%d)",
+                            ct_device_type_name(dev.type), dev.index);
+        }
+    }
+    return 0;
+}
+
 ct_tensor *
 ct_index(const ct_tensor *t, int n, ct_tensor *const *indices)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+    if (index_devices_ok(t, n, indices) < 0) {
         return NULL;
     }
     index_plan p;
     plan_offsets o;
     if (plan_make(t, n, indices, &p) < 0) {
         return NULL;
+    }
+    if (ct__is_device(t)) {
+        ct_tensor *r = ct__device_index(t, p.idx, p.first, p.nb, p.bsizes, p.ndim, p.sizes);
+        plan_release(&p);
+        return r;
     }
     if (offsets_make(t, &p, &o) < 0) {
         plan_release(&p);
@@ -403,7 +428,8 @@ int
 ct_index_put_(ct_tensor *t, int n, ct_tensor *const *indices, const ct_tensor *values,
               bool accumulate)
 {
-    if (ct__host_only((const ct_tensor *const[]){t, values}, 2) < 0) {
+    bool on_device = ct__is_device(t) || ct__is_device(values);
+    if (index_devices_ok(t, n, indices) < 0) {
         return -1;
     }
     index_plan p;
@@ -416,7 +442,9 @@ ct_index_put_(ct_tensor *t, int n, ct_tensor *const *indices, const ct_tensor *v
     ct_tensor *e = v ? ct_expand(v, p.ndim, p.sizes) : NULL;
     /* one value is used in place; others are laid out in result order */
     bool single = v != NULL && v->numel == 1;
-    ct_tensor *ec = e == NULL ? NULL : single ? (ct_tensor_incref(v), v) : ct_contiguous(e);
+    ct_tensor *ec = e == NULL              ? NULL
+                    : single || on_device ? (ct_tensor_incref(v), v)
+                                          : ct_contiguous(e);
     if (ec == NULL) {
         if (v != NULL && e == NULL) {
             char b1[256], b2[256];
@@ -426,6 +454,11 @@ ct_index_put_(ct_tensor *t, int n, ct_tensor *const *indices, const ct_tensor *v
                      ct_format_sizes(values->ndim, values->sizes, b1, sizeof b1),
                      ct_format_sizes(p.ndim, p.sizes, b2, sizeof b2));
         }
+        goto done;
+    }
+    if (on_device) {
+        rc = ct__device_index_put_(t, p.idx, p.first, p.nb, p.bsizes, p.ndim, p.sizes, v,
+                                   accumulate);
         goto done;
     }
     if (offsets_make(t, &p, &o) < 0) {
@@ -685,9 +718,6 @@ ct_index_select(const ct_tensor *t, int64_t dim, const ct_tensor *index)
 ct_tensor *
 ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
 {
-    if (ct__host_only((const ct_tensor *const[]){t, mask}, 2) < 0) {
-        return NULL;
-    }
     int nd;
     int64_t shape[CT_MAX_DIMS];
     if (mask->dtype != CT_DTYPE_BOOL && mask->dtype != CT_DTYPE_UINT8) {
@@ -696,6 +726,9 @@ ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
     }
     if (ct_broadcast_shapes(t->ndim, t->sizes, mask->ndim, mask->sizes, &nd, shape) < 0) {
         return NULL;
+    }
+    if (ct__is_device(t) || ct__is_device(mask)) {
+        return ct__device_masked_select(t, mask, nd, shape);
     }
     /* both laid out contiguously in the broadcast shape, then one pass */
     ct_tensor *te = ct_expand(t, nd, shape), *me = ct_expand(mask, nd, shape);
@@ -741,11 +774,11 @@ ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
 ct_tensor *
 ct_take(const ct_tensor *t, const ct_tensor *index)
 {
-    if (ct__host_only((const ct_tensor *const[]){t, index}, 2) < 0) {
-        return NULL;
-    }
     if (check_index_dtype(index, "take") < 0) {
         return NULL;
+    }
+    if (ct__is_device(t) || ct__is_device(index)) {
+        return ct__device_take(t, index);
     }
     ct_tensor *r = ct_empty(index->ndim, index->sizes, t->dtype, ct_device_cpu());
     if (r == NULL) {

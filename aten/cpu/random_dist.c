@@ -84,12 +84,15 @@ static const ct__draw_fn cauchy_loops[CT_DTYPE_COUNT] = {
 int
 ct_bernoulli_(ct_tensor *t, double p, ct_generator *gen)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     if (!(p >= 0 && p <= 1)) {
         return ct_error(CT_ERR_RUNTIME, "bernoulli_ expects p to be in [0, 1], but got "
                         "p=%g", p);
+    }
+    if (ct__is_device(t)) {
+        if (ct_dtype_table[t->dtype].is_quantized) {
+            return ct__no_device_kernel(t);
+        }
+        return ct__device_random(t, gen, CT_CUDA_RANDOM_BERNOULLI, p, 0, 0, 0);
     }
     /* U53 = k / 2^53 < p exactly when the integer k < ceil(p * 2^53) (the
      * scaling is exact): an integer compare the compiler vectorizes */
@@ -192,10 +195,46 @@ static const bernoulli_p_fn bernoulli_p_loops[CT_DTYPE_COUNT] = {
     [CT_DTYPE_BFLOAT16] = bernoulli_p_bf16,
 };
 
+/* bernoulli_(p tensor) into a device tensor: uniforms of p's compute
+ * dtype (float64 for a float64 t, else float32) compared with p there.
+ * PyTorch's CUDA kernel draws its own way (four elements per thread of a
+ * 512-thread launch), so the values differ from its, not their law. */
+static int
+device_bernoulli_tensor_(ct_tensor *t, const ct_tensor *p, ct_generator *gen)
+{
+    ct_dtype pd = t->dtype == CT_DTYPE_FLOAT64 ? CT_DTYPE_FLOAT64 : CT_DTYPE_FLOAT32;
+    if (!ct_dtype_is_floating(p->dtype)) {
+        return ct_error(CT_ERR_RUNTIME, "expected probabilities tensor to have floating "
+                        "type, got %s", ct_dtype_table[p->dtype].legacy);
+    }
+    if (ct__check_writable(t) < 0) {
+        return -1;
+    }
+    ct_tensor *pt = ct_to_device(p, ct_tensor_device(t));
+    ct_tensor *pc = pt != NULL ? ct_to_dtype(pt, pd, false) : NULL;
+    ct_tensor *pe = pc != NULL ? ct_expand(pc, t->ndim, t->sizes) : NULL;
+    ct_tensor *u = pe != NULL ? ct_empty(t->ndim, t->sizes, pd, ct_tensor_device(t)) : NULL;
+    ct_tensor *hit = NULL;
+    int rc = -1;
+    if (u != NULL && ct_uniform_(u, 0, 1, gen) == 0 &&
+        (hit = ct_binary(CT_BINARY_LT, u, pe, ct_scalar_int(1), NULL, CT_OUT_NEW)) != NULL) {
+        rc = ct_copy_(t, hit);
+    }
+    ct_tensor_decref(hit);
+    ct_tensor_decref(u);
+    ct_tensor_decref(pe);
+    ct_tensor_decref(pc);
+    ct_tensor_decref(pt);
+    return rc;
+}
+
 int
 ct_bernoulli_tensor_(ct_tensor *t, const ct_tensor *p, ct_generator *gen)
 {
-    if (ct__host_only((const ct_tensor *const[]){t, p}, 2) < 0) {
+    if (ct__is_device(t)) {
+        return device_bernoulli_tensor_(t, p, gen);
+    }
+    if (ct__host_only((const ct_tensor *const[]){t, p}, 2) < 0 || ct__gen_check_cpu(gen) < 0) {
         return -1;
     }
     bernoulli_p_fn fn = bernoulli_p_loops[t->dtype];
@@ -240,10 +279,7 @@ done:
 ct_tensor *
 ct_bernoulli(const ct_tensor *p, ct_generator *gen)
 {
-    if (ct__host_only((const ct_tensor *const[]){p}, 1) < 0) {
-        return NULL;
-    }
-    ct_tensor *t = ct_empty(p->ndim, p->sizes, p->dtype, ct_device_cpu());
+    ct_tensor *t = ct_empty(p->ndim, p->sizes, p->dtype, ct_tensor_device(p));
     if (t != NULL && ct_bernoulli_tensor_(t, p, gen) < 0) {
         ct_tensor_decref(t);
         return NULL;
@@ -331,7 +367,7 @@ static const poisson_fn poisson_loops[CT_DTYPE_COUNT] = {
 ct_tensor *
 ct_poisson(const ct_tensor *rates, ct_generator *gen)
 {
-    if (ct__host_only((const ct_tensor *const[]){rates}, 1) < 0) {
+    if (ct__host_only((const ct_tensor *const[]){rates}, 1) < 0 || ct__gen_check_cpu(gen) < 0) {
         return NULL;
     }
     poisson_fn fn = poisson_loops[rates->dtype];

@@ -117,8 +117,8 @@ static const ct__draw_fn full64_loops[CT_DTYPE_COUNT] = {
 int
 ct_random_(ct_tensor *t, ct_generator *gen)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
+    if (ct__is_device(t) && !ct_dtype_table[t->dtype].is_quantized) {
+        return ct__device_random(t, gen, CT_CUDA_RANDOM_BITS, 0, 0, 0, 0);
     }
     range_ctx cx = {0, 0, 0};
     return ct__draw_into(t, gen, random_loops, "random_", &cx);
@@ -205,9 +205,6 @@ check_in_range(ct_dtype d, int64_t v, const char *name)
 int
 ct_random_range_(ct_tensor *t, int64_t from, const int64_t *to, ct_generator *gen)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     ct_dtype d = t->dtype;
     bool floating = ct_dtype_is_floating(d);
     range_ctx cx = {0, 0, 0};
@@ -259,14 +256,25 @@ ct_random_range_(ct_tensor *t, int64_t from, const int64_t *to, ct_generator *ge
     else {
         /* PyTorch's kernel dispatches over the integers, float, double and
          * bfloat16, then accepts four of them */
+        bool dev = ct__is_device(t);
         if (full64_loops[d] == NULL && ct_dtype_is_integral(d, false)) {
-            return ct_error(CT_ERR_RUNTIME, "random_full_64_bits_range_kernel_cpu handles "
-                            "only int64, double, float and bfloat16");
+            return ct_error(CT_ERR_RUNTIME, "random_full_64_bits_range_kernel_%s handles "
+                            "only int64, double, float and bfloat16", dev ? "cuda" : "cpu");
+        }
+        if (dev) {
+            if (full64_loops[d] == NULL) {
+                return ct_error(CT_ERR_RUNTIME, "\"random_full_64_bits_range_kernel_cuda\" "
+                                "not implemented for '%s'", ct_dtype_table[d].legacy);
+            }
+            return ct__device_random(t, gen, CT_CUDA_RANDOM_FULL64, 0, 0, 0, 0);
         }
         return ct__draw_into(t, gen, full64_loops, "random_full_64_bits_range_kernel_cpu",
                              &cx);
     }
     cx.base = from;
+    if (ct__is_device(t)) {
+        return ct__device_random(t, gen, CT_CUDA_RANDOM_FROM_TO, 0, 0, cx.range, from);
+    }
     if (cx.range >= (UINT64_C(1) << 32) &&
         (d == CT_DTYPE_INT64 || d == CT_DTYPE_FLOAT64 || d == CT_DTYPE_FLOAT32 ||
          d == CT_DTYPE_BFLOAT16)) {
@@ -326,6 +334,9 @@ shuffle(ct__mt *mt, int64_t *r, int64_t n)
 ct_tensor *
 ct_randperm(int64_t n, ct_dtype dtype, ct_generator *gen)
 {
+    if (ct__gen_check_cpu(gen) < 0) {
+        return NULL;
+    }
     ct_tensor *t = ct_empty(1, &n, dtype, ct_device_cpu());
     if (t == NULL) {
         return NULL;

@@ -185,7 +185,7 @@ done:
 ct_tensor *
 ct_multinomial(const ct_tensor *probs, int64_t k, bool replacement, ct_generator *gen)
 {
-    if (ct__host_only((const ct_tensor *const[]){probs}, 1) < 0) {
+    if (ct__host_only((const ct_tensor *const[]){probs}, 1) < 0 || ct__gen_check_cpu(gen) < 0) {
         return NULL;
     }
     if (probs->ndim < 1 || probs->ndim > 2) {

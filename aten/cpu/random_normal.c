@@ -204,10 +204,13 @@ check_std(double std)
 int
 ct_normal_(ct_tensor *t, double mean, double std, ct_generator *gen)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+    if (check_std(std) < 0 || ct__check_floating(t, "normal_kernel_cpu") < 0) {
         return -1;
     }
-    if (check_std(std) < 0 || ct__check_floating(t, "normal_kernel_cpu") < 0) {
+    if (ct__is_device(t)) {
+        return ct__device_random(t, gen, CT_CUDA_RANDOM_NORMAL, mean, std, 0, 0);
+    }
+    if (ct__gen_check_cpu(gen) < 0) {
         return -1;
     }
     normal_ctx cx = {mean, std};
@@ -286,7 +289,7 @@ ct_tensor *
 ct_normal(const ct_tensor *mean_t, double mean, const ct_tensor *std_t, double std,
           ct_generator *gen)
 {
-    if (ct__host_only((const ct_tensor *const[]){mean_t, std_t}, 2) < 0) {
+    if (ct__same_device((const ct_tensor *const[]){mean_t, std_t}, 2) < 0) {
         return NULL;
     }
     const ct_tensor *like = mean_t != NULL ? mean_t : std_t;
@@ -304,7 +307,7 @@ ct_normal(const ct_tensor *mean_t, double mean, const ct_tensor *std_t, double s
                             &ndim, shape) < 0) {
         return NULL;
     }
-    out = ct_empty(ndim, shape, like->dtype, ct_device_cpu());
+    out = ct_empty(ndim, shape, like->dtype, ct_tensor_device(like));
     if (out == NULL || ct_normal_(out, 0, std_t != NULL ? 1 : std, gen) < 0) {
         goto fail;
     }

@@ -41,9 +41,6 @@ static const ct__draw_fn uniform_loops[CT_DTYPE_COUNT] = {
 int
 ct_uniform_(ct_tensor *t, double from, double to, ct_generator *gen)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     if (ct__check_floating(t, "check_uniform_bounds") < 0) {
         return -1;
     }
@@ -63,6 +60,9 @@ ct_uniform_(ct_tensor *t, double from, double to, ct_generator *gen)
         return ct_error(CT_ERR_RUNTIME, "uniform_ expects to-from <= std::numeric_limits<"
                         "%s>::max(), but found to=%g and from=%g which result in to-from "
                         "to exceed the limit", ct_dtype_table[t->dtype].legacy, to, from);
+    }
+    if (ct__is_device(t)) {
+        return ct__device_random(t, gen, CT_CUDA_RANDOM_UNIFORM, from, to, 0, 0);
     }
     uniform_ctx cx = {from, to};
     return ct__draw_into(t, gen, uniform_loops, "uniform_kernel_cpu", &cx);

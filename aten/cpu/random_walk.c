@@ -118,7 +118,7 @@ int
 ct__draw_into(ct_tensor *t, ct_generator *gen, const ct__draw_fn *loops,
               const char *name, const void *cx)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0 || ct__gen_check_cpu(gen) < 0) {
         return -1;
     }
     ct__draw_fn fn = loops[t->dtype];
@@ -178,9 +178,6 @@ ct__floating_max(ct_dtype d)
 int
 ct__check_floating(const ct_tensor *t, const char *name)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     if (!ct_dtype_is_floating(t->dtype)) {
         return ct_error(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name,
                         ct_dtype_table[t->dtype].legacy);
@@ -191,11 +188,5 @@ ct__check_floating(const ct_tensor *t, const char *name)
 int
 ct__check_writable(const ct_tensor *t)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
-    if (ct_tensor_device(t).type != CT_DEVICE_CPU) {
-        return ct_error(CT_ERR_RUNTIME, "random ops are only implemented on the CPU");
-    }
     return ct_iter_check_overlap(t, NULL);
 }

@@ -1519,7 +1519,8 @@ ct_reduce(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
     }
     if (ct__reduce_check_numeric(name, t) < 0 ||
         (ct__is_device(t) && device_reduce_op(op) == CT_CUDA_REDUCE_COUNT &&
-         op != CT_REDUCE_NORM && ct__no_device_kernel(t) < 0)) {
+         op != CT_REDUCE_NORM && op != CT_REDUCE_COUNT_NONZERO &&
+         ct__no_device_kernel(t) < 0)) {
         return NULL;
     }
     /* the input in the dtype the op computes in */
@@ -1573,6 +1574,17 @@ ct_reduce(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
     }
     if ((in = ct_to_dtype(t, cdt, false)) == NULL) {
         return NULL;
+    }
+    if (ct__is_device(in) && op == CT_REDUCE_COUNT_NONZERO) {
+        /* the sum of in != 0 */
+        ct_tensor *zero = ct_scalar_tensor(ct_scalar_int(0));
+        ct_tensor *nz = zero != NULL ? ct_binary(CT_BINARY_NE, in, zero, ct_scalar_int(1),
+                                                 NULL, CT_OUT_NEW) : NULL;
+        out = nz != NULL ? device_reduce(CT_REDUCE_SUM, nz, mask, keepdim, odt, NULL) : NULL;
+        ct_tensor_decref(nz);
+        ct_tensor_decref(zero);
+        ct_tensor_decref(in);
+        return out;
     }
     if (ct__is_device(in)) {
         out = op == CT_REDUCE_NORM ? device_norm(in, args ? args->p : 2, mask, keepdim, odt)

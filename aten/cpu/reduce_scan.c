@@ -309,7 +309,14 @@ ct_scan(ct_scan_op op, const ct_tensor *t, int64_t dim, bool keepdim, ct_dtype d
     if ((op == CT_SCAN_SOFTMAX || op == CT_SCAN_LOG_SOFTMAX) && ct__is_device(t)) {
         return device_softmax(t, dim, dtype, op == CT_SCAN_LOG_SOFTMAX);
     }
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+    if ((op == CT_SCAN_MEDIAN || op == CT_SCAN_NANMEDIAN) && ct__is_device(t)) {
+        ct_tensor *v;
+        return ct__device_median_dim(t, dim, keepdim, op == CT_SCAN_NANMEDIAN, &v,
+                                     indices) == 0 ? v : NULL;
+    }
+    bool cum_on_device = ct__is_device(t) && (op == CT_SCAN_CUMSUM || op == CT_SCAN_CUMPROD ||
+                                              op == CT_SCAN_CUMMAX || op == CT_SCAN_CUMMIN);
+    if (!cum_on_device && ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
         return NULL;
     }
     const char *name = scan_names[op];
@@ -333,6 +340,10 @@ ct_scan(ct_scan_op op, const ct_tensor *t, int64_t dim, bool keepdim, ct_dtype d
     ct_dtype odt = cdt;
     if ((op == CT_SCAN_CUMSUM || op == CT_SCAN_CUMPROD) && !ct_dtype_is_floating(cdt)) {
         odt = CT_DTYPE_INT64;
+    }
+    if (cum_on_device) {
+        /* PyTorch's CUDA scans take half too */
+        return ct__device_cumulative(op, t, d, cdt, odt, indices);
     }
     /* the kernels PyTorch 1.13 lacks on the CPU */
     static const char *const missing_half[CT_SCAN_COUNT] = {
@@ -427,18 +438,12 @@ fail:
 ct_tensor *
 ct_cumsum(const ct_tensor *t, int64_t dim, ct_dtype dtype)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return ct_scan(CT_SCAN_CUMSUM, t, dim, false, dtype, NULL);
 }
 
 ct_tensor *
 ct_cumprod(const ct_tensor *t, int64_t dim, ct_dtype dtype)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     return ct_scan(CT_SCAN_CUMPROD, t, dim, false, dtype, NULL);
 }
 
@@ -453,18 +458,12 @@ two_results(ct_scan_op op, const ct_tensor *t, int64_t dim, bool keepdim,
 int
 ct_cummax(const ct_tensor *t, int64_t dim, ct_tensor **values, ct_tensor **indices)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     return two_results(CT_SCAN_CUMMAX, t, dim, false, values, indices);
 }
 
 int
 ct_cummin(const ct_tensor *t, int64_t dim, ct_tensor **values, ct_tensor **indices)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     return two_results(CT_SCAN_CUMMIN, t, dim, false, values, indices);
 }
 
@@ -484,8 +483,8 @@ int
 ct_median_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
               ct_tensor **indices)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
+    if (ct__is_device(t)) {
+        return ct__device_median_dim(t, dim, keepdim, false, values, indices);
     }
     return two_results(CT_SCAN_MEDIAN, t, dim, keepdim, values, indices);
 }
@@ -504,8 +503,8 @@ int
 ct_nanmedian_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
                  ct_tensor **indices)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
+    if (ct__is_device(t)) {
+        return ct__device_median_dim(t, dim, keepdim, true, values, indices);
     }
     return two_results(CT_SCAN_NANMEDIAN, t, dim, keepdim, values, indices);
 }
@@ -543,8 +542,8 @@ median_all(ct_scan_op op, const ct_tensor *t)
 ct_tensor *
 ct_median(const ct_tensor *t)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
+    if (ct__is_device(t)) {
+        return ct__device_median(t, false);
     }
     return median_all(CT_SCAN_MEDIAN, t);
 }
@@ -552,8 +551,8 @@ ct_median(const ct_tensor *t)
 ct_tensor *
 ct_nanmedian(const ct_tensor *t)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
+    if (ct__is_device(t)) {
+        return ct__device_median(t, true);
     }
     return median_all(CT_SCAN_NANMEDIAN, t);
 }

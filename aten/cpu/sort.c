@@ -11,7 +11,8 @@
  *     n-sized scratch), then heapsort orders them by (key, index).
  * The result writes values by copying the source element (any dtype, by
  * item size) and indices as int64.  Slices are split across the thread
- * pool when there are several and the input is large.
+ * pool when there are several and the input is large.  Device tensors
+ * branch to aten/device_sort.c after the entry points' checks.
  */
 #include "aten/device.h"
 #include <stdatomic.h>
@@ -74,12 +75,11 @@ const ct__sort_fill_fn ct__sort_fill_fns[CT_DTYPE_COUNT] = {
 #undef X
 };
 
-int
-ct__sort_check_dtype(const char *name, const ct_tensor *t, bool allow_bool)
+/* ct__sort_check_dtype less its device check: sort, argsort, topk and
+ * kthvalue have device paths (aten/device_sort.c). */
+static int
+check_dtype(const char *name, const ct_tensor *t, bool allow_bool)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     /* topk and kthvalue (the ops without bool) have no float16 kernel in
      * torch 1.13 either */
     if (ct_dtype_table[t->dtype].is_quantized ||
@@ -88,6 +88,15 @@ ct__sort_check_dtype(const char *name, const ct_tensor *t, bool allow_bool)
                         ct_dtype_table[t->dtype].legacy);
     }
     return 0;
+}
+
+int
+ct__sort_check_dtype(const char *name, const ct_tensor *t, bool allow_bool)
+{
+    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+        return -1;
+    }
+    return check_dtype(name, t, allow_bool);
 }
 
 /* --- radix sort ------------------------------------------------------------ */
@@ -431,7 +440,7 @@ check_sortable(const char *name, const ct_tensor *t, bool allow_bool)
     if (ct_dtype_table[t->dtype].is_quantized) {
         return 0;
     }
-    return ct__sort_check_dtype(name, t, allow_bool);
+    return check_dtype(name, t, allow_bool);
 }
 
 /* A values result keeps a quantized input's parameters. */
@@ -445,9 +454,6 @@ int
 ct_sort(const ct_tensor *t, int64_t dim, bool descending, bool stable,
         ct_tensor **values, ct_tensor **indices)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     ct_tensor *v = NULL, *x = NULL;
     (void)stable;               /* always stable */
     *values = *indices = NULL;
@@ -457,6 +463,9 @@ ct_sort(const ct_tensor *t, int64_t dim, bool descending, bool stable,
     int d = ct_wrap_dim(dim, t->ndim > 0 ? t->ndim : 1);
     if (d < 0) {
         return -1;
+    }
+    if (ct__is_device(t)) {
+        return ct__device_sort(t, d, descending, values, indices);
     }
     if ((v = ct_iter_new_output(1, &t, t->ndim, t->sizes, t->dtype)) == NULL ||
         (x = ct_iter_new_output(1, &t, t->ndim, t->sizes, CT_DTYPE_INT64)) == NULL ||
@@ -474,9 +483,6 @@ ct_sort(const ct_tensor *t, int64_t dim, bool descending, bool stable,
 ct_tensor *
 ct_argsort(const ct_tensor *t, int64_t dim, bool descending, bool stable)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     ct_tensor *x = NULL;
     (void)stable;
     if (check_sortable("sort", t, true) < 0) {
@@ -485,6 +491,9 @@ ct_argsort(const ct_tensor *t, int64_t dim, bool descending, bool stable)
     int d = ct_wrap_dim(dim, t->ndim > 0 ? t->ndim : 1);
     if (d < 0) {
         return NULL;
+    }
+    if (ct__is_device(t)) {
+        return ct__device_sort(t, d, descending, NULL, &x) == 0 ? x : NULL;
     }
     if ((x = ct_iter_new_output(1, &t, t->ndim, t->sizes, CT_DTYPE_INT64)) == NULL ||
         run_job(JOB_SORT, t, d, 0, descending ? UINT64_MAX : 0, NULL, x) < 0) {
@@ -498,9 +507,6 @@ int
 ct_topk(const ct_tensor *t, int64_t k, int64_t dim, bool largest, bool sorted,
         ct_tensor **values, ct_tensor **indices)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     ct_tensor *v = NULL, *x = NULL;
     int64_t sizes[CT_MAX_DIMS];
     (void)sorted;               /* always sorted */
@@ -515,6 +521,9 @@ ct_topk(const ct_tensor *t, int64_t k, int64_t dim, bool largest, bool sorted,
     int64_t n = t->ndim > 0 ? t->sizes[d] : 1;
     if (k < 0 || k > n) {
         return ct_error(CT_ERR_RUNTIME, "selected index k out of range");
+    }
+    if (ct__is_device(t)) {
+        return ct__device_topk(t, k, d, largest, values, indices);
     }
     memcpy(sizes, t->sizes, (size_t)t->ndim * sizeof *sizes);
     if (t->ndim > 0) {
@@ -539,14 +548,11 @@ int
 ct_kthvalue(const ct_tensor *t, int64_t k, int64_t dim, bool keepdim,
             ct_tensor **values, ct_tensor **indices)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     ct_tensor *v = NULL, *x = NULL, *vk = NULL, *xk = NULL;
     int64_t sizes[CT_MAX_DIMS];
     int nd = 0, rc = -1;
     *values = *indices = NULL;
-    if (ct__sort_check_dtype("kthvalue_cpu", t, false) < 0) {
+    if (check_dtype("kthvalue_cpu", t, false) < 0) {
         return -1;
     }
     int d = ct_wrap_dim(dim, t->ndim > 0 ? t->ndim : 1);
@@ -561,6 +567,9 @@ ct_kthvalue(const ct_tensor *t, int64_t k, int64_t dim, bool keepdim,
     if (k < 1 || k > n) {
         return ct_error(CT_ERR_RUNTIME, "kthvalue(): selected number k out of range "
                         "for dimension %d", d);
+    }
+    if (ct__is_device(t)) {
+        return ct__device_kthvalue(t, k, d, keepdim, values, indices);
     }
     for (int i = 0; i < t->ndim; i++) {
         if (i != d || keepdim) {

@@ -8,7 +8,7 @@
 #include <ctorch/dtype.h>
 #include <ctorch/op_lists.h>
 
-#define CT_CUDA_ABI 7
+#define CT_CUDA_ABI 8
 
 /* A strided operand of a device kernel: sizes and strides in elements,
  * data at the first element.  The host (aten/device.c) hands every operand
@@ -32,6 +32,55 @@ typedef enum {
 #undef X
     CT_CUDA_REDUCE_COUNT
 } ct_cuda_reduce_op;
+
+/* The distributions of the `random` kernel (PyTorch's CUDA
+ * distribution_nullary_kernel and its transformations). */
+typedef enum {
+    CT_CUDA_RANDOM_UNIFORM,     /* floating: [a, b) */
+    CT_CUDA_RANDOM_NORMAL,      /* floating: mean a, std b */
+    CT_CUDA_RANDOM_BERNOULLI,   /* any dtype: 1 with probability a */
+    CT_CUDA_RANDOM_FROM_TO,     /* any dtype: base + draw % range */
+    CT_CUDA_RANDOM_BITS,        /* random_(): the dtype's own range (PyTorch's uniform_int) */
+    CT_CUDA_RANDOM_FULL64,      /* int64, float64, float32, bfloat16: the draw as an int64 */
+} ct_cuda_random_op;
+
+/* One call of the `random` kernel.  Note [Device random streams] in
+ * aten/cuda/random_math.h says how element i of the output (its elements
+ * in memory order) is drawn from (seed, offset, threads). */
+typedef struct {
+    uint64_t seed;              /* the generator's seed: Philox's key */
+    uint64_t offset;            /* the generator's offset for this call (a multiple of 4) */
+    int64_t threads;            /* the threads PyTorch's launch has: 256 per block */
+    double a, b;                /* the distribution's parameters (above) */
+    uint64_t range;             /* FROM_TO */
+    int64_t base;
+} ct_cuda_random_args;
+
+/* (the one helper here that device code calls too) */
+#ifdef __CUDACC__
+#define CT_CUDA_HOST_DEVICE __host__ __device__
+#else
+#define CT_CUDA_HOST_DEVICE
+#endif
+
+/* Whether op on dtype draws 64 bits per value (two values per Philox
+ * block of four words) rather than 32 (four values per block): float64's
+ * uniforms and normals, FROM_TO over a range of 2^28 or more, BITS into
+ * int64 or float64, and FULL64. */
+static inline CT_CUDA_HOST_DEVICE bool
+ct_cuda_random_wide(ct_cuda_random_op op, ct_dtype dtype, uint64_t range)
+{
+    switch (op) {
+    case CT_CUDA_RANDOM_FROM_TO:
+        return range >= (UINT64_C(1) << 28);
+    case CT_CUDA_RANDOM_BITS:
+        return dtype == CT_DTYPE_INT64 || dtype == CT_DTYPE_FLOAT64;
+    case CT_CUDA_RANDOM_FULL64:
+        return true;
+    default:
+        return dtype == CT_DTYPE_FLOAT64;
+    }
+}
 
 /* The families of device kernels, for `supports`. */
 typedef enum { CT_CUDA_UNARY, CT_CUDA_BINARY, CT_CUDA_REDUCE, CT_CUDA_GEMM } ct_cuda_family;
@@ -132,6 +181,13 @@ typedef struct ct_cuda_backend {
                   const ct_cuda_view *index, int dim);
     int (*scatter_add)(int device, void *stream, const ct_cuda_view *self,
                        const ct_cuda_view *index, const ct_cuda_view *src, int dim);
+    /* out's elements drawn from op's distribution (ct_cuda_random_args);
+     * out's view has its dims in memory order, outermost first, as the
+     * host's iteration geometry gives them.  Any numeric dtype for
+     * BERNOULLI, FROM_TO and BITS; floating ones for UNIFORM and NORMAL;
+     * FULL64's four (above). */
+    int (*random)(int device, void *stream, ct_cuda_random_op op, const ct_cuda_view *out,
+                  const ct_cuda_random_args *args);
 } ct_cuda_backend;
 
 /* c10/cuda_loader.c: the path of libctorch_cuda.so beside libctorch into

@@ -150,6 +150,7 @@ properties(int device, ct_cuda_properties *out)
     out->minor = p.minor;
     out->total_memory = p.totalGlobalMem;
     out->multi_processor_count = p.multiProcessorCount;
+    out->max_threads_per_multi_processor = p.maxThreadsPerMultiProcessor;
     return 0;
 }
 
@@ -592,6 +593,19 @@ kernel_scatter_add(int device, void *stream, const ct_cuda_view *self,
     return check(e);
 }
 
+static int
+kernel_random(int device, void *stream, ct_cuda_random_op op, const ct_cuda_view *out,
+              const ct_cuda_random_args *args)
+{
+    int prev;
+    if (guard(device, &prev) < 0) {
+        return -1;
+    }
+    cudaError_t e = ct__cuda_random(stream, op, out, args);
+    unguard(device, prev);
+    return check(e);
+}
+
 static const ct_cuda_backend backend = {
     .abi = CT_CUDA_ABI,
     .device_count = device_count,
@@ -630,6 +644,7 @@ static const ct_cuda_backend backend = {
     .gemm = ct__cuda_gemm,
     .gather = kernel_gather,
     .scatter_add = kernel_scatter_add,
+    .random = kernel_random,
 };
 
 const ct_cuda_backend *

@@ -25,6 +25,8 @@
  */
 #include "functions.h"
 
+#include "aten/device.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -283,12 +285,18 @@ put_kernel(ct_tensor *t, const ct_tensor *index, const ct_tensor *src, bool accu
     if (t->numel == 0) {
         return ct_error(CT_ERR_INDEX, "put_(): Tried to put elements into an empty tensor");
     }
-    for (int64_t i = 0; i < index->numel; i++) {
-        int64_t v = ct_scalar_to_int(ct_tensor_item_at(index, i));
-        if (v < -t->numel || v >= t->numel) {
-            return ct_error(CT_ERR_INDEX, "out of range: tried to access index %lld on a "
-                            "tensor of %lld elements.", (long long)v, (long long)t->numel);
-        }
+    bool on_device = ct__is_device(index), bad = false;
+    int64_t first = 0;
+    if (on_device && ct__device_index_check(index, -t->numel, t->numel, &bad, &first) < 0) {
+        return -1;
+    }
+    for (int64_t i = 0; !on_device && !bad && i < index->numel; i++) {
+        first = ct_scalar_to_int(ct_tensor_item_at(index, i));
+        bad = first < -t->numel || first >= t->numel;
+    }
+    if (bad) {
+        return ct_error(CT_ERR_INDEX, "out of range: tried to access index %lld on a "
+                        "tensor of %lld elements.", (long long)first, (long long)t->numel);
     }
     int64_t all = t->numel, count = index->numel;
     ct_tensor *c = ct_contiguous(t);

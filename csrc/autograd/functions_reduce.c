@@ -13,6 +13,8 @@
  */
 #include "functions_select.h"
 
+#include "aten/device.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +141,18 @@ in_dtype(ag_frame *f, ct_tensor *t, ct_dtype dt)
     return ag_tmp(f, ctag_to_dtype(t, dt, false));
 }
 
+/* Ones of sizes and dtype dt on like's device; a new reference. */
+static ct_tensor *
+ones_on(int ndim, const int64_t *sizes, ct_dtype dt, const ct_tensor *like)
+{
+    ct_tensor *r = ct_zeros_on(ndim, sizes, dt, ct_tensor_device(like));
+    if (r != NULL && ct_fill_(r, ct_scalar_int(1)) < 0) {
+        ct_tensor_decref(r);
+        r = NULL;
+    }
+    return r;
+}
+
 /* t reversed along dim (owned by f). */
 static ct_tensor *
 flip(ag_frame *f, const ct_tensor *t, int64_t dim)
@@ -151,11 +165,13 @@ static int64_t
 count_zeros(const ct_tensor *t)
 {
     ct_tensor *c = ct_count_nonzero(t, 0, NULL);
-    if (c == NULL) {
+    ct_tensor *h = c != NULL ? ct_to_device(c, ct_device_cpu()) : NULL;   /* one read */
+    ct_tensor_decref(c);
+    if (h == NULL) {
         return -1;
     }
-    int64_t nz = ct_scalar_to_int(ct_tensor_item_at(c, 0));
-    ct_tensor_decref(c);
+    int64_t nz = ct_scalar_to_int(ct_tensor_item_at(h, 0));
+    ct_tensor_decref(h);
     return t->numel - nz;
 }
 
@@ -218,7 +234,7 @@ prod_without_each(ag_frame *f, const ct_tensor *g, const ct_tensor *x, int64_t d
         return ag_tmp(f, ctag_expand(g, x->ndim, sizes));
     }
     sizes[dim] = 1;
-    ct_tensor *ones = ag_tmp(f, ct_ones(x->ndim, sizes, g->dtype));
+    ct_tensor *ones = ag_tmp(f, ones_on(x->ndim, sizes, g->dtype, g));
     const ct_tensor *before[2] = {ones, ag_tmp(f, ctag_narrow(x, dim, 0, n - 1))};
     const ct_tensor *after[2] = {
         ones, flip(f, ag_tmp(f, ctag_narrow(x, dim, 1, n - 1)), dim)};
@@ -264,7 +280,7 @@ prod_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
                                 ag_tmp(&f, ctag_div(unreduce(&f, n, y), x))));
     }
     else if (full && zeros > 1) {
-        r = ag_tmp(&f, ct_zeros(x->ndim, x->sizes, g->dtype));
+        r = ag_tmp(&f, ct_zeros_on(x->ndim, x->sizes, g->dtype, ct_tensor_device(g)));
     }
     else if (full) {
         int64_t numel = x->numel;
@@ -313,7 +329,18 @@ evenly_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
     ag_frame f = {0};
     ct_tensor *x, *y, *r = NULL, *mask = NULL;
 
-    if (unpack_both(&f, n, &x, &y, true)) {
+    if (unpack_both(&f, n, &x, &y, true) && ct_tensor_device(x).type != CT_DEVICE_CPU) {
+        /* no host reads on a device: a NaN result matches the NaNs */
+        ct_tensor *nx = ag_tmp(&f, ct_unary(CT_UNARY_ISNAN, x, NULL, CT_OUT_NEW));
+        ct_tensor *ny = ag_tmp(&f, ct_unary(CT_UNARY_ISNAN, y, NULL, CT_OUT_NEW));
+        mask = test(&f, CT_BINARY_LOGICAL_OR, test(&f, CT_BINARY_EQ, x, y),
+                    test(&f, CT_BINARY_LOGICAL_AND, nx, ny));
+        ct_tensor *count =
+            mask ? ag_tmp(&f, ct_sum(mask, 0, NULL, false, CT_DTYPE_COUNT)) : NULL;
+        ct_tensor *share = count ? ag_tmp(&f, ctag_div(gi[0], count)) : NULL;
+        r = share ? ag_tmp(&f, ctag_where(mask, share, zero(&f, share->dtype))) : NULL;
+    }
+    else if (x != NULL && y != NULL) {
         if (isnan(ct_scalar_to_double(ct_tensor_item_at(y, 0)))) {
             mask = ag_tmp(&f, ct_unary(CT_UNARY_ISNAN, x, NULL, CT_OUT_NEW));
         }
@@ -791,7 +818,7 @@ cumprod_grad_with_zeros_graph(const ct_tensor *x, const ct_tensor *g, int64_t di
             memcpy(sizes, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
             sizes[dim] = 1;
             ct_tensor *head =
-                k > 0 ? until : ag_tmp(&f, ct_ones(x->ndim, sizes, x->dtype));
+                k > 0 ? until : ag_tmp(&f, ones_on(x->ndim, sizes, x->dtype, x));
             ct_tensor *tail = k > 0 ? ag_tmp(&f, ctag_mul(until, from)) : from;
             const ct_tensor *both[2] = {head, tail};
             omitted = head && tail ? ag_tmp(&f, ctag_cat(2, both, dim, NULL)) : NULL;
@@ -838,7 +865,8 @@ cumprod_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
     }
     else if (zeros > 0) {
         r = ag_tmp(&f, ct_grad_enabled() ? cumprod_grad_with_zeros_graph(x, g, dim)
-                                         : cumprod_grad_with_zeros(x, g, dim));
+                       : ct__is_device(x) ? ct__device_cumprod_backward(x, y, g, (int)dim)
+                                          : cumprod_grad_with_zeros(x, g, dim));
     }
 done:
     return give(&f, n, r, go);

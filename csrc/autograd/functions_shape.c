@@ -46,7 +46,7 @@ static ct_tensor *
 scatter_view(int kind, const ct_tensor *g, int nd, const int64_t *sizes, ct_dtype dtype,
              const int64_t *p)
 {
-    ct_tensor *z = ct_zeros(nd, sizes, dtype), *v = NULL;
+    ct_tensor *z = ct_zeros_on(nd, sizes, dtype, ct_tensor_device(g)), *v = NULL;
     if (z == NULL) {
         return NULL;
     }

@@ -16,9 +16,13 @@ ag_scatter_zeros(int ndim, const int64_t *sizes, int64_t dim, const ct_tensor *i
                  const ct_tensor *src, bool add)
 {
     AG_NULL_IF_ANY(index, src);
-    ct_tensor *z = ct_zeros(ndim, sizes, src->dtype);
+    ct_device dev = ct_tensor_device(src);
+    ct_tensor *z = ct_zeros_on(ndim, sizes, src->dtype, dev);
     ct_tensor *r = NULL;
     if (z != NULL) {
+        /* a device has scatter_add only; into zeros, with each position
+         * written once (the selections' indices), it is scatter */
+        add = add || dev.type != CT_DEVICE_CPU;
         r = add ? ctag_scatter_add(z, dim, index, src)
                 : ctag_scatter(z, dim, index, src, ct_scalar_int(0), NULL);
     }
@@ -35,7 +39,8 @@ ag_select_backward(const ct_tensor *g, int64_t dim, const ct_tensor *indices, in
     AG_NULL_IF_ANY(g, indices);
     if (ndim == 0) {
         /* a 0-dim input has one value, picked or not (topk with k = 0) */
-        return g->numel == 1 ? ctag_reshape(g, 0, NULL) : ct_zeros(0, NULL, g->dtype);
+        return g->numel == 1 ? ctag_reshape(g, 0, NULL)
+                             : ct_zeros_on(0, NULL, g->dtype, ct_tensor_device(g));
     }
     if (keepdim) {
         return ag_scatter_zeros(ndim, sizes, dim, indices, g, false);

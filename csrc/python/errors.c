@@ -134,7 +134,7 @@ ctpy_device_ready(ct_device *d)
     return 0;
 }
 
-/* Random sampling on a CUDA device (NULL with the exception set). */
+/* randperm on a CUDA device (NULL with the exception set). */
 PyObject *
 ctpy_no_cuda_rng(ct_device d)
 {
@@ -142,9 +142,8 @@ ctpy_no_cuda_rng(ct_device d)
         return NULL;
     }
     PyErr_SetString(PyExc_NotImplementedError,
-                    "ctorch: sampling on a CUDA device is not implemented yet (PyTorch's "
-                    "CUDA generator is not reproduced); sample on the CPU and move the "
-                    "result with .cuda()");
+                    "ctorch: randperm on a CUDA device is not implemented yet; make the "
+                    "permutation on the CPU and move it with .cuda()");
     return NULL;
 }
 

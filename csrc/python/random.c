@@ -10,6 +10,8 @@
  */
 #include "argparse.h"
 
+#include <ctorch/cuda.h>
+
 #define FASTCALL PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
 #define FN(name) static PyObject *name(PyObject *self, FASTCALL)
 
@@ -51,8 +53,8 @@ generator_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         }
         dev = d;
     }
+    ct_device d = ct_device_cpu();
     if (dev != NULL && dev != Py_None) {
-        ct_device d;
         int rc = ctpy_to_device(dev, &d);
         if (rc != 0) {
             if (rc > 0) {
@@ -61,7 +63,12 @@ generator_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
             }
             return NULL;
         }
-        if (d.type != CT_DEVICE_CPU) {
+        if (d.type == CT_DEVICE_CUDA && ct_cuda_is_built()) {
+            if (ctpy_device_ready(&d) < 0) {
+                return NULL;
+            }
+        }
+        else if (d.type != CT_DEVICE_CPU) {
             /* PyTorch names the type in capitals ("CUDA") */
             char name[32];
             const char *s = ct_device_type_name(d.type);
@@ -79,7 +86,7 @@ generator_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     if (self == NULL) {
         return NULL;
     }
-    self->gen = ct_generator_new();
+    self->gen = ct_generator_new_on(d);
     if (self->gen == NULL) {
         Py_DECREF(self);
         return ctpy_raise();
@@ -90,9 +97,7 @@ generator_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 static void
 generator_dealloc(CtGeneratorObject *self)
 {
-    if (self->gen != ct_default_generator()) {
-        ct_generator_free(self->gen);
-    }
+    ct_generator_free(self->gen);       /* default generators are left alone */
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -165,9 +170,8 @@ generator_set_state(CtGeneratorObject *self, PyObject *state)
 static PyObject *
 generator_device(CtGeneratorObject *self, void *closure)
 {
-    (void)self;
     (void)closure;
-    return ctpy_device_new(ct_device_cpu());
+    return ctpy_device_new(ct_generator_device(self->gen));
 }
 
 static PyMethodDef generator_methods[] = {
@@ -201,6 +205,32 @@ PyTypeObject CtGenerator_Type = {
     .tp_new = generator_new,
 };
 
+/* _cuda_default_generator(index): the default generator of a CUDA device
+ * as a Generator that borrows it (torch.cuda.default_generators holds them). */
+static PyObject *
+cuda_default_generator(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    long index = PyLong_AsLong(arg);
+    if (index == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    ct_generator *g = ct_cuda_default_generator((int)index);
+    if (g == NULL) {
+        return ctpy_raise();
+    }
+    CtGeneratorObject *o = PyObject_New(CtGeneratorObject, &CtGenerator_Type);
+    if (o != NULL) {
+        o->gen = g;
+    }
+    return (PyObject *)o;
+}
+
+static PyMethodDef random_functions[] = {
+    {"_cuda_default_generator", cuda_default_generator, METH_O, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
 int
 ctpy_random_init(PyObject *m)
 {
@@ -214,6 +244,9 @@ ctpy_random_init(PyObject *m)
     }
     d->gen = ct_default_generator();
     default_generator_obj = (PyObject *)d;
+    if (PyModule_AddFunctions(m, random_functions) < 0) {
+        return -1;
+    }
     return PyModule_AddObjectRef(m, "default_generator", default_generator_obj);
 }
 
@@ -281,13 +314,11 @@ sample_factory(const sampler *s, int ndim, const int64_t *sizes, ct_dtype fallba
 {
     const ctpy_arg *out = &tail[0], *dtype = &tail[1], *device = &tail[3];
     ct_dtype d = ctpy_factory_dtype(out, dtype, fallback);
+    ct_device dev = device->is_none ? ct_device_cpu() : device->device;
     ct_tensor *t;
 
-    if (d == CT_DTYPE_COUNT) {
+    if (d == CT_DTYPE_COUNT || (dev.type != CT_DEVICE_CPU && ctpy_device_ready(&dev) < 0)) {
         return NULL;
-    }
-    if (!device->is_none && device->device.type != CT_DEVICE_CPU) {
-        return ctpy_no_cuda_rng(device->device);
     }
     if (!out->is_none) {
         /* resized only when its shape differs: out's strides decide the
@@ -301,14 +332,14 @@ sample_factory(const sampler *s, int ndim, const int64_t *sizes, ct_dtype fallba
         ct_tensor_incref(t);
         return ctpy_result(t);
     }
-    if ((t = ct_empty(ndim, sizes, d, ct_device_cpu())) == NULL) {
+    if ((t = ct_empty(ndim, sizes, d, dev)) == NULL) {
         return ctpy_raise();
     }
     if (run_sample(t, s, gen_of(gen)) < 0) {
         ct_tensor_decref(t);
         return ctpy_raise();
     }
-    return ctpy_finish_factory(t, NULL, device, &tail[5]);
+    return ctpy_finish_factory(t, NULL, NULL, &tail[5]);
 }
 
 /* Copy an op's result into out= (resized to it) when out is given.  Takes
@@ -437,10 +468,10 @@ like_factory(const sampler *s, const ctpy_arg *input, const ctpy_arg *tail,
         return NULL;
     }
     ct_device dev = tail[2].is_none ? ct_tensor_device(in) : tail[2].device;
-    if (dev.type != CT_DEVICE_CPU) {
-        return ctpy_no_cuda_rng(dev);
+    if (dev.type != CT_DEVICE_CPU && ctpy_device_ready(&dev) < 0) {
+        return NULL;
     }
-    ct_tensor *t = ct_empty_strided(in->ndim, in->sizes, strides, d, ct_device_cpu());
+    ct_tensor *t = ct_empty_strided(in->ndim, in->sizes, strides, d, dev);
     if (t == NULL) {
         return ctpy_raise();
     }
@@ -448,7 +479,7 @@ like_factory(const sampler *s, const ctpy_arg *input, const ctpy_arg *tail,
         ct_tensor_decref(t);
         return ctpy_raise();
     }
-    return ctpy_finish_factory(t, NULL, &tail[2], &tail[4]);
+    return ctpy_finish_factory(t, NULL, NULL, &tail[4]);
 }
 
 FN(fn_rand_like)
@@ -543,7 +574,7 @@ impl_bernoulli(FASTCALL)
         CTPY_RUN(in->numel, r = ct_bernoulli(in, gen_of(&v[1])));
         return result_or_out(r, &v[2]);
     }
-    r = ct_empty(in->ndim, in->sizes, in->dtype, ct_device_cpu());
+    r = ct_empty(in->ndim, in->sizes, in->dtype, ct_tensor_device(in));
     int rc = -1;
     if (r != NULL) {
         CTPY_RUN(in->numel, rc = ct_bernoulli_(r, v[1].d, gen_of(&v[2])));

@@ -195,9 +195,17 @@ basic_view(ct_tensor *t, PyObject *index, ct_tensor **adv, int *nadv)
                     }
                 }
                 if (x->ndim == 0) {
-                    /* a 0-d mask adds a dim of size 1 or 0, like True/False */
+                    /* a 0-d mask adds a dim of size 1 or 0, like True/False;
+                     * read on the host (a device mask: one copy) */
+                    ct_tensor *h = ct_to_device(x, ct_device_cpu());
+                    bool keep = h != NULL && ct_scalar_to_int(ct_tensor_item_at(h, 0)) != 0;
+                    ct_tensor_decref(h);
+                    if (h == NULL) {
+                        ctpy_raise();
+                        goto fail;
+                    }
                     next = ctag_unsqueeze(cur, dim);
-                    if (next != NULL && ct_scalar_to_int(ct_tensor_item_at(x, 0)) == 0) {
+                    if (next != NULL && !keep) {
                         ct_tensor *empty = ct_narrow(next, dim, 0, 0);
                         ct_tensor_decref(next);
                         next = empty;

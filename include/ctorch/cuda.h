@@ -26,6 +26,7 @@ typedef struct {
     int major, minor;                   /* compute capability */
     size_t total_memory;
     int multi_processor_count;
+    int max_threads_per_multi_processor;
 } ct_cuda_properties;
 
 /* Whether this build has its CUDA part (libctorch_cuda.so). */

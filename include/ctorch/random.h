@@ -19,6 +19,13 @@
  * memory order of the tensor they fill; the thread count never changes a
  * result.  fork() waits for an op on the default generator to finish, so
  * a child never inherits it locked.
+ *
+ * CUDA generators (ct_generator_new_on, ct_cuda_default_generator) are
+ * PyTorch's Philox generators: a seed and an offset, which sampling into a
+ * tensor on that device reads and moves on, the draws being made there as
+ * PyTorch's CUDA kernels make them.  A generator samples only into tensors
+ * of its device type; giving one to the other raises PyTorch's "Expected a
+ * 'cuda' device type for generator but found 'cpu'" (or the reverse).
  */
 #ifndef CTORCH_RANDOM_H
 #define CTORCH_RANDOM_H
@@ -37,6 +44,10 @@ typedef struct ct_generator ct_generator;
  * layout, and the legacy one set_state still accepts. */
 #define CT_RNG_STATE_SIZE 5056
 #define CT_RNG_STATE_SIZE_LEGACY 5048
+/* A CUDA generator's state: 800 bytes of 0xFF (room PyTorch keeps for an
+ * old layout), then the seed and the offset as little-endian 64-bit
+ * integers; set_state also takes it without the offset (then 0). */
+#define CT_CUDA_RNG_STATE_SIZE 816
 
 /* --- generators (aten/generator.c) ------------------------------------ */
 /* A new generator seeded with CT_GENERATOR_DEFAULT_SEED; NULL on OOM. */
@@ -44,17 +55,32 @@ ct_generator *ct_generator_new(void);
 void ct_generator_free(ct_generator *g);        /* NULL is a no-op */
 /* The process-wide default generator (borrowed). */
 ct_generator *ct_default_generator(void);
+/* A new generator of device: ct_generator_new() for the CPU; for a CUDA
+ * device (CUDA started, the index valid) a Philox generator seeded with
+ * CT_GENERATOR_DEFAULT_SEED.  NULL with the error set. */
+ct_generator *ct_generator_new_on(ct_device device);
+/* The device g samples for (NULL: the default CPU generator's). */
+ct_device ct_generator_device(const ct_generator *g);
+/* The default generator of CUDA device `device` (borrowed, for the
+ * process), seeded from the OS when first asked for; NULL with the error
+ * set when CUDA cannot start or there is no such device. */
+ct_generator *ct_cuda_default_generator(int device);
 /* Reseed and clear the normal caches (manual_seed). */
 void ct_generator_manual_seed(ct_generator *g, uint64_t seed);
 /* Reseed with 64 bits from the OS; returns them. */
 uint64_t ct_generator_seed(ct_generator *g);
 /* The 64-bit value last given to manual_seed (or a state's). */
 uint64_t ct_generator_initial_seed(ct_generator *g);
-/* The state in PyTorch's byte layout: CT_RNG_STATE_SIZE bytes into out. */
+/* The byte size of g's state: CT_RNG_STATE_SIZE, or
+ * CT_CUDA_RNG_STATE_SIZE for a CUDA generator. */
+int64_t ct_generator_state_size(const ct_generator *g);
+/* The state in PyTorch's byte layout: ct_generator_state_size bytes into
+ * out. */
 void ct_generator_get_state(ct_generator *g, uint8_t *out);
 /* Restore a state of CT_RNG_STATE_SIZE or CT_RNG_STATE_SIZE_LEGACY
- * bytes; -1 with torch's RuntimeError for other sizes or an invalid
- * engine state (the generator is then unchanged). */
+ * bytes (a CUDA generator: CT_CUDA_RNG_STATE_SIZE, or 8 fewer); -1 with
+ * torch's RuntimeError for other sizes or an invalid engine state (the
+ * generator is then unchanged). */
 int ct_generator_set_state(ct_generator *g, const uint8_t *state, int64_t nbytes);
 /* Make dst a copy of src (engine and normal caches). */
 void ct_generator_copy(ct_generator *dst, ct_generator *src);

@@ -86,6 +86,9 @@
     TEST_ENTRY(cuda_kernel_unary_ops)                                         \
     TEST_ENTRY(cuda_kernel_reduce)                                            \
     TEST_ENTRY(cuda_kernel_supports)                                          \
+    TEST_ENTRY(cuda_philox_known_answers)                                     \
+    TEST_ENTRY(cuda_random_matches_pytorch)                                   \
+    TEST_ENTRY(cuda_random_integers)                                          \
     /* test_linalg.c */                                                       \
     TEST_ENTRY(linalg_mm)                                                     \
     TEST_ENTRY(linalg_matmul_ranks)                                           \

@@ -19,6 +19,7 @@
  * CTORCH_FAKE_CUDA_MIB each device's capacity (default 256).
  */
 #include "c10/cuda/backend.h"
+#include "aten/cuda/random_math.h"
 
 #include <ctorch/ctorch.h>
 
@@ -53,10 +54,12 @@ enum {
     K_GEMM,
     K_GATHER,
     K_SCATTER_ADD,
+    K_RANDOM,
     K_COUNT
 };
 static const char *const kernel_names[K_COUNT] = {
-    "copy", "fill", "where", "binary", "unary", "reduce", "gemm", "gather", "scatter_add"};
+    "copy", "fill", "where", "binary", "unary", "reduce", "gemm", "gather", "scatter_add",
+    "random"};
 static atomic_long kernels[K_COUNT];
 
 /* Kernels queued per stream (NULL: the default stream), and waits of a
@@ -264,6 +267,7 @@ properties(int device, ct_cuda_properties *out)
     out->minor = 0;
     out->total_memory = capacity;
     out->multi_processor_count = 4;
+    out->max_threads_per_multi_processor = 2048;
     return 0;
 }
 
@@ -824,6 +828,36 @@ fake_cuda_stream_waits(void)
     return n;
 }
 
+/* random_math.h's values, one Philox block per element, in the view's
+ * row-major order (its dims come in memory order). */
+static int
+kernel_random(int device, void *stream, ct_cuda_random_op op, const ct_cuda_view *out,
+              const ct_cuda_random_args *args)
+{
+    count_kernel(K_RANDOM, stream);
+    if (check_device(device) < 0) {
+        return -1;
+    }
+    int64_t n = 1, item = (int64_t)ct_dtype_itemsize(out->dtype);
+    for (int d = 0; d < out->ndim; d++) {
+        n *= out->sizes[d];
+    }
+    if (args->threads <= 0) {
+        return ct_error(CT_ERR_RUNTIME, "fake CUDA: random without threads");
+    }
+    device_open();
+    for (int64_t i = 0; i < n; i++) {
+        int64_t off = 0, r = i;
+        for (int d = out->ndim - 1; d >= 0; d--) {
+            off += r % out->sizes[d] * out->strides[d];
+            r /= out->sizes[d];
+        }
+        ct_k_random_element(op, out->dtype, args, i, out->data + off * item);
+    }
+    device_close();
+    return 0;
+}
+
 static const ct_cuda_backend backend = {
     .abi = CT_CUDA_ABI,
     .device_count = device_count,
@@ -862,6 +896,7 @@ static const ct_cuda_backend backend = {
     .gemm = kernel_gemm,
     .gather = kernel_gather,
     .scatter_add = kernel_scatter_add,
+    .random = kernel_random,
 };
 
 const ct_cuda_backend *

@@ -244,9 +244,9 @@ def case_errors():
     raises(RuntimeError, lambda: torch.zeros(1, device="cuda:7"))
     raises(RuntimeError, lambda: torch.ones(1).cuda(5))
     raises(RuntimeError, lambda: torch.ones(1).cuda("cpu"), "Invalid device, must be cuda device")
-    raises(NotImplementedError, lambda: torch.randn(2, device="cuda"))
-    raises(NotImplementedError, lambda: torch.rand_like(y))
-    raises(NotImplementedError, lambda: y.cumsum(0))
+    raises(NotImplementedError, lambda: torch.randperm(3, device="cuda"))
+    raises(NotImplementedError, lambda: y.exponential_())
+    raises(NotImplementedError, lambda: y.mode())
     raises(NotImplementedError, lambda: torch.floor_divide(y.long(), y.long()))
 
 
@@ -646,9 +646,9 @@ def case_nll_and_cross_entropy():
            "expected scalar type Long but found Float")
     raises(ValueError, lambda: F.nll_loss(logits.cuda(), tgt[:5].cuda()),
            "Expected input batch_size (6) to match target batch_size (5).")
-    # (weight with label smoothing gathers the weights: no device kernel yet)
-    raises(NotImplementedError, lambda: F.cross_entropy(logits.cuda(), tgt.cuda(),
-                                                        weight=wt.cuda(), label_smoothing=0.1))
+    # weight with label smoothing gathers the weights (advanced indexing)
+    close(F.cross_entropy(logits.cuda(), tgt.cuda(), weight=wt.cuda(), label_smoothing=0.1),
+          F.cross_entropy(logits, tgt, weight=wt, label_smoothing=0.1), 1e-6)
 
 
 def case_classifier_training_step_matches_cpu():
@@ -1330,6 +1330,239 @@ def _pool_grads(fn, x, device):
     return y.detach(), xs.grad
 
 
+# --- scans and selections (device_scan.c, device_select.c) ------------------
+
+_FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+
+
+def _views(s):
+    """s and non-contiguous, 1-d, 0-dim and empty views of it."""
+    return (s, s.t(), s[:, 1:3], s[0], s[1:, ::2], s[0, 0], s[:0], s[:, :0].t())
+
+
+def case_cumulative_ops_on_device():
+    nan = float("nan")
+    for dt in DTYPES:
+        for v in _views(sample(dt)):
+            for d in range(-max(v.dim(), 1), max(v.dim(), 1)):
+                if dt not in _FLOATS:
+                    # integers and bool: int64 results, exactly the CPU's
+                    same(v.cuda().cumsum(d), v.cumsum(d))
+                    same(v.cuda().cumprod(d), v.cumprod(d))
+                    f64 = torch.float64
+                    same(v.cuda().cumsum(d, dtype=f64), v.cumsum(d, dtype=f64))
+                elif dt == torch.float16:
+                    # PyTorch's CUDA scans take half, its CPU ones do not
+                    ref = v.float()
+                    close(v.cuda().cumsum(d), ref.cumsum(d).half(), 1e-2)
+                    close(v.cuda().cumprod(d), ref.cumprod(d).half(), 1e-2)
+                else:
+                    tol = 1e-2 if dt == torch.bfloat16 else 1e-6
+                    close(v.cuda().cumsum(d), v.cumsum(d), tol)
+                    close(v.cuda().cumprod(d), v.cumprod(d), tol)
+                for op in ("cummax", "cummin"):
+                    a = getattr(v.cuda(), op)(d)
+                    b = getattr(v.float() if dt == torch.float16 else v, op)(d)
+                    same(a.values, b.values.to(dt))
+                    same(a.indices, b.indices)
+    # ties, signed zeros and NaNs: the last index of the running extreme
+    ties = torch.tensor([[1., 3, 3, 1, nan, 2, nan, 0, -0., 0.],
+                         [0, -0., 0, 5, 5, 1, 2, 7, 7, -1],
+                         [nan, 1, nan, nan, -2, 9, 9, 9, nan, 0]])
+    torch.manual_seed(40)
+    long_ties = torch.randint(-3, 4, (3, 37))        # steps k = 1 .. 32
+    for t in (ties, ties.double(), ties.t(), long_ties, long_ties.t(), long_ties.to(torch.int8)):
+        for d in (0, 1):
+            for op in ("cummax", "cummin"):
+                a, b = getattr(t.cuda(), op)(d), getattr(t, op)(d)
+                same(a.values, b.values)
+                same(a.indices, b.indices)
+            if t.dtype not in _FLOATS:
+                same(t.cuda().cumsum(d), t.cumsum(d))
+    # float sums and products over longer lines and three dims
+    x = torch.randn(5, 37, 6)
+    for d in (0, 1, 2, -1):
+        close(x.cuda().cumsum(d), x.cumsum(d), 1e-5)
+        close((x.cuda() * 0.3 + 1).cumprod(d), (x * 0.3 + 1).cumprod(d), 1e-5)
+        close(x.cuda().cumsum(d, dtype=torch.float64), x.cumsum(d, dtype=torch.float64), 1e-12)
+        close(x.permute(2, 0, 1).cuda().cumsum(d), x.permute(2, 0, 1).cumsum(d), 1e-5)
+    # int64 wraps as on the CPU
+    big = torch.tensor([2 ** 62, 2 ** 62, 2 ** 62, -5])
+    same(big.cuda().cumsum(0), big.cumsum(0))
+    same(torch.full((70,), 3).cuda().cumprod(0), torch.full((70,), 3).cumprod(0))
+    # the CPU's errors
+    y = torch.arange(24.).reshape(2, 3, 4)
+    for fn in (lambda t: t.cumsum(3), lambda t: t.cumprod(-4), lambda t: t.cummax(3),
+               lambda t: t.cummin(-4)):
+        raises(IndexError, lambda: fn(y.cuda()), raises(IndexError, lambda: fn(y)))
+
+
+def case_cumulative_backward_on_device():
+    torch.manual_seed(41)
+    x = torch.randn(4, 9)
+    xz = x.clone()
+    xz[1, 3] = 0
+    xz[2, 0] = 0
+    xz[2, 5] = 0
+    xz[3, 8] = 0
+    fns = [lambda t: t.cumsum(1), lambda t: t.cumsum(0, dtype=torch.float64),
+           lambda t: t.cumprod(1), lambda t: t.cumprod(0), lambda t: t.cummax(1)[0],
+           lambda t: t.cummin(0)[0], lambda t: t[:, 2:].t().cumsum(1),
+           lambda t: t[1:, ::2].cumprod(1), lambda t: t[2].cummax(0)[0],
+           lambda t: t.prod(1), lambda t: t.prod().reshape(1)]
+    for fn in fns:
+        _check_grads(fn, [x], tol=1e-4)
+        _check_grads(fn, [xz], tol=1e-4)     # cumprod: the masked formula
+    for fn in (lambda t: t.cumsum(0), lambda t: t.cumprod(0), lambda t: t.cummax(0)[0]):
+        _check_grads(lambda t: fn(t).reshape(1), [torch.tensor(3.)])
+        _check_grads(fn, [torch.zeros(0)])
+    # create_graph through cumprod with zeros (ones made on the device)
+    xd, xc = xz.cuda().requires_grad_(), xz.clone().requires_grad_()
+    gd, = torch.autograd.grad(xd.cumprod(1).sum(), xd, create_graph=True)
+    gc, = torch.autograd.grad(xc.cumprod(1).sum(), xc, create_graph=True)
+    close(gd.detach(), gc.detach(), 1e-4)
+    (gd * gd).sum().backward()
+    (gc * gc).sum().backward()
+    close(xd.grad, xc.grad, 1e-3)
+    # count_nonzero, which cumprod's backward counts zeros with
+    same(torch.count_nonzero(xz.cuda()), torch.count_nonzero(xz))
+    same(torch.count_nonzero(xz.cuda(), 1), torch.count_nonzero(xz, 1))
+
+
+def case_nonzero_and_masked_select_on_device():
+    for dt in DTYPES:
+        for v in _views(sample(dt)):
+            same(v.cuda().nonzero(), v.nonzero())
+            m = v.bool() if dt == torch.bool else v > 1
+            same(v.cuda().masked_select(m.cuda()), v.masked_select(m))
+            same(v.cuda()[m.cuda()], v[m])
+            if v.dim() == 2 and v.shape[0] > 0:
+                same(v.cuda().masked_select(m[0].cuda()), v.masked_select(m[0]))
+    torch.manual_seed(42)
+    x = torch.randn(3, 4, 5)
+    m = x > 0.3
+    same(x.cuda().nonzero(), x.nonzero())
+    same(x.permute(2, 0, 1).cuda().nonzero(), x.permute(2, 0, 1).nonzero())
+    w = torch.randn(3, 1, 7, 6, 5) > 0.5
+    same(w.cuda().nonzero(), w.nonzero())
+    same(w.permute(4, 2, 0, 3, 1).cuda().nonzero(), w.permute(4, 2, 0, 3, 1).nonzero())
+    same(torch.arange(1, 300).cuda().nonzero(), torch.arange(1, 300).nonzero())
+    same(x.cuda().masked_select(m.cuda()), x.masked_select(m))
+    same(x.cuda()[m.cuda()], x[m])
+    same(x.cuda()[m[:, :, 0].cuda()], x[m[:, :, 0]])
+    same(x.cuda()[:, m[1].cuda()], x[:, m[1]])
+    same(x.cuda()[1:, m[0, :, 0].cuda(), ::2], x[1:, m[0, :, 0], ::2])
+    same(torch.zeros(3, 4).cuda().nonzero(), torch.zeros(3, 4).nonzero())
+    same(torch.ones(3, 4).cuda().nonzero(), torch.ones(3, 4).nonzero())
+    same(torch.tensor(0.).cuda().nonzero(), torch.tensor(0.).nonzero())
+    # bit for bit: signed zeros and NaN move through gather
+    z = torch.tensor([-0.0, 1.0, float("nan"), -0.0, 2.0])
+    k = torch.tensor([True, False, True, True, False])
+    same(z.cuda().masked_select(k.cuda()), z.masked_select(k))
+    # the CPU's errors, and PyTorch's for two devices
+    cpu = raises(RuntimeError, lambda: x.masked_select(x))
+    raises(RuntimeError, lambda: x.cuda().masked_select(x.cuda()), cpu)
+    raises(RuntimeError, lambda: x.cuda().masked_select(m), _TWO_DEVICES % ("cuda:0", "cpu"))
+    # backward through t[mask]
+    _check_grads(lambda t: t[t > 0.3] * 2, [x])
+    _check_grads(lambda t: t.cumsum(0)[t.cumsum(1) > 0.5], [x], tol=1e-4)
+
+
+def case_take_and_index_on_device():
+    for dt in DTYPES:
+        s = sample(dt)
+        i = torch.tensor([[0, -1], [5, 11]])
+        same(s.cuda().take(i.cuda()), s.take(i))
+        same(s.t().cuda().take(i.cuda()), s.t().take(i))
+        same(s.cuda()[torch.tensor([2, 0, -1]).cuda()], s[torch.tensor([2, 0, -1])])
+        same(s.t().cuda()[torch.tensor([1, 1]), torch.tensor([2, -3])],
+             s.t()[torch.tensor([1, 1]), torch.tensor([2, -3])])
+    same(torch.tensor(5.).cuda().take(torch.tensor([0, -1]).cuda()),
+         torch.tensor(5.).take(torch.tensor([0, -1])))
+    same(torch.zeros(0).cuda().take(torch.zeros(2, 0, dtype=torch.long).cuda()),
+         torch.zeros(0).take(torch.zeros(2, 0, dtype=torch.long)))
+    y = torch.arange(120.).reshape(2, 3, 4, 5)
+    a, b = torch.tensor([[0, 1], [1, 0]]), torch.tensor([2, -1])
+    reads = [lambda t, a, b: t[a, :, b], lambda t, a, b: t[:, a, b], lambda t, a, b: t[a],
+             lambda t, a, b: t[:, :, :, b], lambda t, a, b: t[1, a, :, b],
+             lambda t, a, b: t.permute(3, 1, 0, 2)[b, a], lambda t, a, b: t[a, b.int()],
+             lambda t, a, b: t[:, :0, a], lambda t, a, b: t[..., a[:, :1], b],
+             lambda t, a, b: t[a[:0]], lambda t, a, b: t[:, 1:, a][:, :, ::2]]
+    for fn in reads:
+        same(fn(y.cuda(), a.cuda(), b.cuda()), fn(y, a, b))
+        same(fn(y.cuda(), a, b), fn(y, a, b))        # CPU index tensors are moved
+    # the CPU's errors, and PyTorch's for an index on another device
+    for bad in (lambda t, d: t.take(torch.tensor([0, 120]).to(d)),
+                lambda t, d: t.take(torch.tensor([[-121]]).to(d)),
+                lambda t, d: t[torch.tensor([0, 2]).to(d)],
+                lambda t, d: t[:, torch.tensor([-4]).to(d)],
+                lambda t, d: t[torch.tensor([0, 1]).to(d), torch.tensor([0, 1, 2]).to(d)]):
+        cpu = raises(IndexError, lambda: bad(y, "cpu"))
+        raises(IndexError, lambda: bad(y.cuda(), "cuda"), cpu)
+    cpu = raises(RuntimeError, lambda: y.take(torch.tensor([0.])))
+    raises(RuntimeError, lambda: y.cuda().take(torch.tensor([0.]).cuda()), cpu)
+    raises(RuntimeError, lambda: y.cuda().take(torch.tensor([0])),
+           _TWO_DEVICES % ("cuda:0", "cpu"))
+    raises(RuntimeError, lambda: y[torch.tensor([0]).cuda()],
+           "indices should be either on cpu or on the same device as the indexed tensor (cpu)")
+    # index_put_ with accumulate (scatter_add), duplicates included
+    r = torch.arange(3).reshape(3, 1)
+    puts = [((torch.tensor([0, 0, 2]),), torch.ones(4)),
+            ((torch.tensor([0, 0, 2]), torch.tensor([1, 1, -1])), torch.tensor(2)),
+            ((r, torch.tensor([3, 3])), torch.arange(6).reshape(3, 2))]
+    for dt in (torch.float32, torch.float64, torch.int64, torch.int32):
+        z = torch.arange(12).reshape(3, 4).to(dt)
+        for idx, v in puts:
+            v = v.to(dt)
+            zc = z.clone()
+            zc.index_put_(idx, v, accumulate=True)
+            zd = z.cuda()
+            zd.index_put_(tuple(i.cuda() for i in idx), v.cuda(), accumulate=True)
+            same(zd, zc)
+            zd = z.cuda()                           # CPU indices, a 0-dim CPU value
+            zd.index_put_(idx, v.sum(), accumulate=True)
+            zc = z.clone()
+            zc.index_put_(idx, v.sum(), accumulate=True)
+            same(zd, zc)
+        zt = z.t().cuda()                           # non-contiguous: written back
+        zt.index_put_((torch.tensor([1, 1]).cuda(),), torch.ones(3).to(dt).cuda(),
+                      accumulate=True)
+        zc = z.t().clone()
+        zc.index_put_((torch.tensor([1, 1]),), torch.ones(3).to(dt), accumulate=True)
+        same(zt, zc)
+    cpu = raises(IndexError, lambda: torch.zeros(3).index_put_((torch.tensor([3]),),
+                                                               torch.ones(1), accumulate=True))
+    raises(IndexError, lambda: torch.zeros(3).cuda().index_put_(
+        (torch.tensor([3]).cuda(),), torch.ones(1).cuda(), accumulate=True), cpu)
+    # assignment (t[index] = v, masked_scatter): each target's one writer
+    x = torch.tensor([[0., 1.5, -2, 3.25], [100, -0., 7, 0], [1, 2, 3, 4]])
+    m = x > 1
+    for dt in DTYPES:
+        z = sample(dt)
+        v = torch.tensor([-0., 9, 8, float("nan")]).to(dt)
+        for idx, val in (((torch.tensor([0, 2]),), v),
+                         ((torch.tensor([2, 0]), torch.tensor([1, -1])), v[2:]), ((m,), v[1])):
+            zc, zd = z.clone(), z.cuda()
+            zc[idx] = val
+            zd[tuple(i.cuda() for i in idx)] = val.cuda()
+            same(zd, zc)
+        zt, zc = z.t().cuda(), z.t().clone()        # non-contiguous: written back
+        zt[:, torch.tensor([1]).cuda()] = v.reshape(4, 1).cuda()
+        zc[:, torch.tensor([1])] = v.reshape(4, 1)
+        same(zt, zc)
+        src = torch.arange(20.).to(dt)
+        same(z.cuda().masked_scatter(m.cuda(), src.cuda()), z.masked_scatter(m, src))
+    cpu = raises(RuntimeError, lambda: x.masked_scatter(m, torch.ones(2)))
+    raises(RuntimeError, lambda: x.cuda().masked_scatter(m.cuda(), torch.ones(2).cuda()), cpu)
+    _check_grads(lambda t: t.masked_select((t > 1).to(t.device)), [x])
+    # backward: index_put_ / put_ with accumulate into zeros on the device
+    x = torch.randn(3, 4)
+    _check_grads(lambda t: t[torch.tensor([0, 0, 2]).to(t.device)], [x])
+    _check_grads(lambda t: t[:, torch.tensor([[1, 1], [3, -4]]).to(t.device)], [x])
+    _check_grads(lambda t: t.t()[torch.tensor([1, 1]).to(t.device), torch.tensor([2, 0])], [x])
+    _check_grads(lambda t: t.take(torch.tensor([0, 0, 5, -1]).to(t.device)), [x])
+
+
 def case_max_pool2d_on_device():
     torch.manual_seed(30)
     x = torch.randn(2, 3, 9, 8)
@@ -1556,11 +1789,167 @@ def case_optimizers_and_clipping_match_cpu():
     close(u, torch.addcmul(t, t, t, value=2))
     close(t.cuda().clamp(-1, 2), t.clamp(-1, 2))
     close(t.cuda().clamp(max=torch.tensor(0.5)), t.clamp(max=0.5))
-    # dropout samples: refused on the device (no CUDA generator yet), not
-    # drawn on the CPU; without sampling it runs
-    raises(NotImplementedError, lambda: F.dropout(t.cuda()))
+    # dropout samples on the device (case_cuda_sampling_ops has more)
+    d = F.dropout(t.cuda()).cpu()
+    assert all(v == 0 or v == 2 * w for v, w in zip(d.tolist(), t.tolist())), d
     close(F.dropout(t.cuda(), training=False), t)
     close(F.dropout(t.cuda(), p=1.0), F.dropout(t, p=1.0))
+
+
+def _sort_inputs(dt, big=False):
+    """CPU inputs of dtype dt for the sorting cases: ties (few distinct
+    values), NaN, +-inf and -0.0 for floating dtypes, lengths 0, 1 and
+    lengths that are not powers of two, 0-dim, and strided views; with big,
+    rows of 100 too."""
+    xs = [torch.tensor(2.5), torch.tensor([]), torch.tensor([3.]),
+          torch.tensor([1., 0., 2., 1., 1.]), torch.tensor([5., -1., 5., 2., 0., 2., 7., 5.])]
+    g = torch.Generator().manual_seed(7)
+    m = torch.randint(-4, 5, (3, 13), generator=g).double()
+    c = torch.randint(-4, 5, (4, 6, 5), generator=g).double()
+    xs += [m, c, torch.zeros(2, 0, 3), m.t(), c.permute(2, 0, 1)[:, ::2]]
+    if big:
+        w = torch.randint(-40, 41, (2, 100), generator=g).double()
+        xs += [w, w[:, 1::3]]
+    out = []
+    for x in xs:
+        if dt.is_floating_point:
+            x = torch.where(x == 3, torch.tensor(float("nan")), x)
+            x = torch.where(x == 4, torch.tensor(float("inf")), x)
+            x = torch.where(x == -4, torch.tensor(float("-inf")), x)
+            x = torch.where(x == -3, torch.tensor(-0.0), x)
+            x = x / 2 if dt != torch.float16 else x
+        if dt == torch.bool:
+            out.append(x > 0)
+        elif dt == torch.uint8:
+            out.append(x.abs().to(dt))
+        else:
+            out.append(x.to(dt))
+    return out
+
+
+def _dims(x):
+    return range(-max(x.dim(), 1), max(x.dim(), 1))
+
+
+def case_sort_and_argsort_on_device():
+    for dt in DTYPES:
+        big = dt in (torch.int32, torch.int64, torch.float32, torch.float64)
+        for x in _sort_inputs(dt, big):
+            xd = x.cuda()
+            for dim in _dims(x):
+                # stable or not, the CPU's order (ties in input order)
+                for desc, stable in ((False, True), (True, False)):
+                    v, i = torch.sort(xd, dim=dim, descending=desc, stable=stable)
+                    cv, ci = torch.sort(x, dim=dim, descending=desc, stable=stable)
+                    same(v, cv)
+                    same(i, ci)
+            same(torch.argsort(xd, dim=-1, descending=True), torch.argsort(x, dim=-1, descending=True))
+            same(xd.sort()[0], x.sort()[0])
+    # the CPU's errors
+    x = torch.tensor([[1., 2.], [3., 0.]])
+    cpu = raises(IndexError, lambda: torch.sort(x, dim=2))
+    raises(IndexError, lambda: torch.sort(x.cuda(), dim=2), cpu)
+    cpu = raises(IndexError, lambda: torch.argsort(x, dim=-3))
+    raises(IndexError, lambda: torch.argsort(x.cuda(), dim=-3), cpu)
+
+
+def case_topk_kthvalue_on_device():
+    for dt in (torch.bool, torch.float16, torch.uint8, torch.int64, torch.bfloat16,
+               torch.float32, torch.float64):
+        for x in _sort_inputs(dt, dt == torch.float32):
+            xd = x.cuda()
+            if dt in (torch.bool, torch.float16):
+                cpu = raises(RuntimeError, lambda: torch.topk(x, 0))
+                raises(RuntimeError, lambda: torch.topk(xd, 0), cpu)
+                cpu = raises(RuntimeError, lambda: torch.kthvalue(x, 1))
+                raises(RuntimeError, lambda: torch.kthvalue(xd, 1), cpu)
+                continue
+            for dim in _dims(x):
+                n = x.shape[dim] if x.dim() else 1
+                for k in sorted({0, 1, n // 2, n} - {-1}):
+                    if k > n:
+                        continue
+                    for largest in (True, False):
+                        v, i = torch.topk(xd, k, dim=dim, largest=largest)
+                        cv, ci = torch.topk(x, k, dim=dim, largest=largest)
+                        same(v, cv)
+                        same(i, ci)
+                    if k == 0:
+                        continue
+                    keepdim = k % 2 == 1
+                    v, i = torch.kthvalue(xd, k, dim, keepdim)
+                    cv, ci = torch.kthvalue(x, k, dim, keepdim)
+                    same(v, cv)
+                    same(i, ci)
+                # k out of range: the CPU's exact messages
+                cpu = raises(RuntimeError, lambda: torch.topk(x, n + 1, dim))
+                assert cpu == "selected index k out of range", cpu
+                raises(RuntimeError, lambda: torch.topk(xd, n + 1, dim), cpu)
+                raises(RuntimeError, lambda: torch.topk(xd, -1, dim), cpu)
+                if n == 0:
+                    cpu = raises(IndexError, lambda: torch.kthvalue(x, 1, dim))
+                    raises(IndexError, lambda: torch.kthvalue(xd, 1, dim), cpu)
+                    continue
+                for bad in (0, n + 1):
+                    cpu = raises(RuntimeError, lambda: torch.kthvalue(x, bad, dim))
+                    raises(RuntimeError, lambda: torch.kthvalue(xd, bad, dim), cpu)
+
+
+def case_median_on_device():
+    nan = float("nan")
+    extra = [torch.tensor([[nan, 1., nan, 0.], [2., nan, 2., 2.]]),
+             torch.full((2, 7), nan), torch.full((3,), nan),
+             torch.tensor([[1., 1., 1., 0., 0., 0.]])]
+    for dt in (torch.bool, torch.float16, torch.int8, torch.int64, torch.bfloat16,
+               torch.float32, torch.float64):
+        xs = _sort_inputs(dt) + ([e.to(dt) for e in extra] if dt.is_floating_point else [])
+        for x in xs:
+            xd = x.cuda()
+            if dt in (torch.bool, torch.float16):
+                for fn in (torch.median, torch.nanmedian):
+                    cpu = raises(RuntimeError, lambda: fn(x))
+                    raises(RuntimeError, lambda: fn(xd), cpu)
+                    cpu = raises(RuntimeError, lambda: fn(x, 0))
+                    raises(RuntimeError, lambda: fn(xd, 0), cpu)
+                continue
+            for fn in (torch.median, torch.nanmedian):
+                same(fn(xd), fn(x))
+                for dim in range(-max(x.dim(), 1), max(x.dim(), 1)):
+                    if x.dim() and x.shape[dim] == 0:
+                        cpu = raises(IndexError, lambda: fn(x, dim))
+                        raises(IndexError, lambda: fn(xd, dim), cpu)
+                        continue
+                    keepdim = dim % 2 == 0
+                    v, i = fn(xd, dim, keepdim)
+                    cv, ci = fn(x, dim, keepdim)
+                    same(v, cv)
+                    same(i, ci)
+            if x.numel():
+                same(xd.median(-1, keepdim=True)[1], x.median(-1, keepdim=True)[1])
+
+
+def case_sorting_backward_on_device():
+    g = torch.Generator().manual_seed(3)
+    x = torch.randint(-3, 4, (4, 7), generator=g).double()   # ties
+    x[1, 2] = float("nan")
+    for dt in (torch.float32, torch.float64, torch.bfloat16):
+        xc = x.to(dt)
+        ops = [lambda t: torch.sort(t, 1)[0], lambda t: torch.sort(t, 0, descending=True)[0],
+               lambda t: torch.sort(t.t(), 1, stable=True)[0],
+               lambda t: torch.topk(t, 3, 1)[0], lambda t: torch.topk(t, 2, 0, largest=False)[0],
+               lambda t: torch.topk(t, 0, 1)[0], lambda t: torch.topk(t[0, 0], 1)[0],
+               lambda t: torch.kthvalue(t, 4, 1)[0], lambda t: torch.kthvalue(t, 2, 0, True)[0],
+               lambda t: torch.median(t, 1)[0], lambda t: torch.nanmedian(t, 0, True)[0],
+               lambda t: torch.median(t[2]), lambda t: torch.nanmedian(t)]
+        for op in ops:
+            grads = []
+            for dev in ("cpu", "cuda"):
+                t = xc.clone().to(dev).requires_grad_()
+                y = op(t)
+                wgt = torch.arange(1., y.numel() + 1).reshape(y.shape).to(dt).to(dev)
+                (y * wgt).sum().backward()
+                grads.append(t.grad)
+            same(grads[1], grads[0])
 
 
 def case_convolution_matches_cpu():
@@ -1635,6 +2024,288 @@ def main():
         except BaseException:
             results[n] = traceback.format_exc()
     print(json.dumps(results))
+
+
+# --- the CUDA generators (aten/cuda/random_math.h, Note [Device random streams]) ---
+
+# torch.rand / torch.randn on a CUDA device right after torch.manual_seed,
+# as PyTorch prints them on NVIDIA GPUs (four decimals).
+PT_RAND_SEED0 = [0.3990, 0.5167, 0.0249, 0.9401, 0.9459, 0.7967, 0.4150, 0.8203, 0.2290,
+                 0.9096, 0.1183, 0.0752, 0.4092, 0.9601, 0.2093, 0.1940, 0.8909, 0.4387]
+PT_RAND_SEED0_SECOND_3X3 = [0.9722, 0.7910, 0.4690, 0.3300, 0.3345, 0.3783, 0.7640,
+                            0.6405, 0.1103]
+PT_RANDN_SEED0_3X8 = [[-0.9247, -0.4253, -2.6438, 0.1452, -0.1209, -0.5797, -0.6229, -0.3284],
+                      [-1.0745, -0.3631, -1.6711, 2.2655, 0.3117, -0.1842, 1.2866, 1.1820],
+                      [-0.1271, 1.2169, 1.4353, 1.0605, -0.4941, -1.4244, -0.7244, -1.2973]]
+PT_RAND_SEED42_3X4 = [[0.6130, 0.0101, 0.3984, 0.0403], [0.1563, 0.4825, 0.7362, 0.4060],
+                      [0.5189, 0.2867, 0.2416, 0.9228]]
+# the pretend device's resident threads: 4 multiprocessors of 2048
+FAKE_THREADS = 4 * 2048
+
+
+def close4(t, want, tol=5e-5):
+    """t equals values printed to four decimals."""
+    got = t.cpu().tolist()
+    flat_g = got if not isinstance(got[0], list) else [v for r in got for v in r]
+    flat_w = want if not isinstance(want[0], list) else [v for r in want for v in r]
+    assert len(flat_g) == len(flat_w), (got, want)
+    assert all(abs(a - b) < tol for a, b in zip(flat_g, flat_w)), (got, want)
+
+
+def case_cuda_rng_matches_pytorch():
+    torch.manual_seed(0)
+    close4(torch.rand(18, device="cuda"), PT_RAND_SEED0)
+    torch.manual_seed(0)
+    close4(torch.rand(3, 3, device="cuda"), PT_RAND_SEED0[:9])
+    close4(torch.rand(3, 3, device="cuda"), PT_RAND_SEED0_SECOND_3X3)
+    torch.cuda.manual_seed(0)
+    close4(torch.randn(3, 8, device="cuda"), PT_RANDN_SEED0_3X8)
+    torch.manual_seed(42)
+    close4(torch.rand(3, 4, device="cuda"), PT_RAND_SEED42_3X4)
+    # a generator of its own, and the tensor methods, draw the same way
+    g = torch.Generator(device="cuda")
+    assert g.device == torch.device("cuda", 0) and g.initial_seed() == 67280421310721
+    g.manual_seed(0)
+    close4(torch.empty(18, device="cuda").uniform_(generator=g), PT_RAND_SEED0)
+    torch.manual_seed(0)
+    close4(torch.empty(3, 8, device="cuda").normal_(), PT_RANDN_SEED0_3X8)
+    torch.manual_seed(0)
+    close4(torch.empty(3, 8, device="cuda").normal_(2.0, 3.0),
+           [[2 + 3 * v for v in r] for r in PT_RANDN_SEED0_3X8], 3 * 5e-5 + 1e-6)
+    # every call moves the offset on by 4 per Philox block one thread takes
+    torch.manual_seed(5)
+    st = torch.cuda.get_rng_state()
+    assert st.dtype == torch.uint8 and st.shape == (816,)
+    assert st[:800].tolist() == [255] * 800
+    assert st[800:808].tolist() == [5, 0, 0, 0, 0, 0, 0, 0] and st[808:].tolist() == [0] * 8
+    torch.rand(FAKE_THREADS * 4, device="cuda")            # one block per thread
+    assert torch.cuda.get_rng_state()[808] == 4
+    torch.rand(FAKE_THREADS * 4 + 1, device="cuda")        # two
+    assert torch.cuda.get_rng_state()[808] == 12
+    torch.rand(FAKE_THREADS * 2 + 1, device="cuda", dtype=torch.float64)  # two per block
+    assert torch.cuda.get_rng_state()[808] == 20
+    torch.empty(0, device="cuda").uniform_()              # nothing drawn
+    assert torch.cuda.get_rng_state()[808] == 20
+    # the device's generator is not the CPU's
+    torch.manual_seed(0)
+    a = torch.rand(4)
+    torch.rand(4, device="cuda")
+    torch.manual_seed(0)
+    assert torch.rand(4).tolist() == a.tolist()
+
+
+def case_cuda_rng_states_and_seeds():
+    gens = torch.cuda.default_generators
+    assert len(gens) == torch.cuda.device_count() == 2
+    assert gens[1].device == torch.device("cuda", 1)
+    torch.cuda.manual_seed_all(11)
+    assert [g.initial_seed() for g in gens] == [11, 11]
+    torch.cuda.manual_seed(12)                          # the current device only
+    assert [g.initial_seed() for g in gens] == [12, 11]
+    assert torch.cuda.initial_seed() == 12
+    with torch.cuda.device(1):
+        assert torch.cuda.initial_seed() == 11
+        b = torch.rand(5, device="cuda")
+    torch.cuda.manual_seed(11)
+    same(b, torch.rand(5, device="cuda").cpu())          # cuda:1 drew from its own
+    s = torch.cuda.get_rng_state()
+    x = torch.randn(7, device="cuda")
+    torch.cuda.set_rng_state(s)
+    same(torch.randn(7, device="cuda"), x.cpu())
+    # PyTorch's older layout without the offset restarts it at 0
+    torch.cuda.manual_seed(11)
+    first = torch.rand(3, device="cuda")
+    torch.rand(3, device="cuda")
+    torch.cuda.set_rng_state(s[:808])
+    same(torch.rand(3, device="cuda"), first.cpu())
+    raises(RuntimeError, lambda: torch.cuda.set_rng_state(s[:100]), "RNG state is wrong size")
+    raises(RuntimeError, lambda: gens[0].set_state(torch.get_rng_state()),
+           "RNG state is wrong size")
+    states = torch.cuda.get_rng_state_all()
+    assert len(states) == 2 and states[1].shape == (816,)
+    y = torch.rand(3, device="cuda:1")
+    torch.cuda.set_rng_state_all(states)
+    same(torch.rand(3, device="cuda:1"), y.cpu())
+    # seed(): a fresh seed from the OS, which initial_seed reports
+    gens[0].seed()
+    assert torch.cuda.initial_seed() == gens[0].initial_seed()
+    torch.cuda.seed_all()
+    assert gens[0].initial_seed() == gens[1].initial_seed()
+    # fork_rng restores the devices' generators too
+    torch.manual_seed(3)
+    with torch.random.fork_rng(devices=[0, 1]):
+        torch.rand(10, device="cuda")
+        torch.rand(10, device="cuda:1")
+    same(torch.rand(2, device="cuda:1"), (lambda: (torch.manual_seed(3),
+                                                   torch.rand(2, device="cuda:1"))[1])().cpu())
+    # generators of a device type sample only into that device type
+    g = torch.Generator(device="cuda")
+    raises(RuntimeError, lambda: torch.rand(2, generator=g),
+           "Expected a 'cpu' device type for generator but found 'cuda'")
+    raises(RuntimeError, lambda: torch.randperm(4, generator=g),
+           "Expected a 'cpu' device type for generator but found 'cuda'")
+    raises(RuntimeError, lambda: torch.multinomial(torch.ones(3), 2, generator=g),
+           "Expected a 'cpu' device type for generator but found 'cuda'")
+    raises(RuntimeError, lambda: torch.rand(2, device="cuda", generator=torch.Generator()),
+           "Expected a 'cuda' device type for generator but found 'cpu'")
+    assert raises(RuntimeError, lambda: torch.Generator(device="cuda:5")).startswith(
+        "CUDA error: invalid device ordinal")
+    assert torch.Generator(device="cuda:1").device == torch.device("cuda", 1)
+
+
+def _philox(c, k):
+    m = 0xFFFFFFFF
+    c0, c1, c2, c3 = c
+    k0, k1 = k
+    for _ in range(10):
+        p0, p1 = 0xD2511F53 * c0, 0xCD9E8D57 * c2
+        c0, c1, c2, c3 = (p1 >> 32) ^ c1 ^ k0, p1 & m, (p0 >> 32) ^ c3 ^ k1, p0 & m
+        k0, k1 = (k0 + 0x9E3779B9) & m, (k1 + 0xBB67AE85) & m
+    return c0, c1, c2, c3
+
+
+def _reference_draws(seed, offset, n, threads, wide):
+    """Element i's raw draw, Note [Device random streams] written out again."""
+    u = 2 if wide else 4
+    out = []
+    blocks = {}
+    for i in range(n):
+        q = i // threads
+        key = (i % threads, q // u)
+        if key not in blocks:
+            lo = offset // 4 + key[1]
+            blocks[key] = _philox((lo & 0xFFFFFFFF, lo >> 32, key[0] & 0xFFFFFFFF, key[0] >> 32),
+                                  (seed & 0xFFFFFFFF, seed >> 32))
+        w = blocks[key]
+        s = q % u
+        out.append((w[2 * s] << 32 | w[2 * s + 1]) if wide else w[s])
+    return out
+
+
+def case_cuda_rng_element_order():
+    """Every element's draw against a Python Philox over several rounds of
+    the launch, in memory order, through random_() (the raw bits)."""
+    assert _philox((0, 0, 0, 0), (0, 0)) == (0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8)
+    n = FAKE_THREADS * 4 * 2 + 37
+    torch.cuda.manual_seed(2**40 + 7)
+    torch.rand(5, device="cuda")                               # offset 4
+    t = torch.empty(n, dtype=torch.int32, device="cuda").random_()
+    ref = _reference_draws(2**40 + 7, 4, n, FAKE_THREADS, False)
+    assert t.cpu().tolist() == [r % 2**31 for r in ref]
+    # int64 takes two words per value
+    torch.cuda.manual_seed(9)
+    t = torch.empty(n, dtype=torch.int64, device="cuda").random_()
+    assert t.cpu().tolist() == [r % 2**63 for r in _reference_draws(9, 0, n, FAKE_THREADS, True)]
+    # randint over a range of 2^28 or more, too; a small range takes one word
+    torch.cuda.manual_seed(9)
+    t = torch.randint(-5, 2**40, (3000,), device="cuda")
+    assert t.cpu().tolist() == [r % (2**40 + 5) - 5
+                                for r in _reference_draws(9, 0, 3000, 3072, True)]
+    t = torch.randint(3, 10, (100,), device="cuda", dtype=torch.int8)
+    assert t.cpu().tolist() == [r % 7 + 3 for r in _reference_draws(9, 4, 100, 256, False)]
+    t = torch.randint(0, 2**28, (100,), device="cuda")         # 2^28: two words
+    assert t.cpu().tolist() == [r % 2**28 for r in _reference_draws(9, 8, 100, 256, True)]
+    t = torch.randint(0, 2**28 - 1, (100,), device="cuda")     # one
+    assert t.cpu().tolist() == [r % (2**28 - 1)
+                                for r in _reference_draws(9, 12, 100, 256, False)]
+    # a transposed output draws in memory order, as PyTorch's TensorIterator
+    torch.cuda.manual_seed(1)
+    a = torch.empty(6, 4, dtype=torch.int32, device="cuda").t().random_()
+    torch.cuda.manual_seed(1)
+    b = torch.empty(6, 4, dtype=torch.int32, device="cuda").random_()
+    same(a.t(), b.cpu())
+
+
+def case_cuda_sampling_ops():
+    torch.cuda.manual_seed(4)
+    for dt in DTYPES:
+        z = torch.empty(50, dtype=dt, device="cuda").bernoulli_(0.0)
+        o = torch.empty(50, dtype=dt, device="cuda").bernoulli_(1.0)
+        same(z, torch.zeros(50, dtype=dt))
+        same(o, torch.ones(50, dtype=dt))
+        r = torch.empty(400, dtype=dt, device="cuda").random_().cpu()
+        hi = {torch.bool: 1, torch.uint8: 255, torch.int8: 127, torch.int16: 2**15 - 1,
+              torch.int32: 2**31 - 1, torch.int64: 2**63 - 1, torch.float16: 2048,
+              torch.bfloat16: 256, torch.float32: 2**24, torch.float64: 2**53}[dt]
+        assert r.min().item() >= 0 and r.max().item() <= hi, dt
+        assert len(set(r.tolist())) > 1, dt
+        lo = 0 if dt in (torch.bool, torch.uint8) else -3
+        q = torch.randint(lo, lo + 2 if dt == torch.bool else 4, (300,), dtype=dt,
+                          device="cuda").cpu()
+        assert q.min().item() == lo and q.max().item() == (1 if dt == torch.bool else 3), dt
+    raises(RuntimeError, lambda: torch.empty(3, device="cuda").bernoulli_(1.5),
+           "bernoulli_ expects p to be in [0, 1], but got p=1.5")
+    m = torch.empty(20000, device="cuda").bernoulli_(0.3).mean().item()
+    assert 0.28 < m < 0.32, m
+    # dropout: 0 or 1 / (1 - p), about p of them 0; identity when not training
+    x = torch.ones(20000, device="cuda", requires_grad=True)
+    y = F.dropout(x, 0.25)
+    scale = torch.tensor(1 / 0.75).item()                # in float32
+    vals = set(y.detach().cpu().tolist())
+    assert vals == {0.0, scale} and abs((y == 0).float().mean().item() - 0.25) < 0.02
+    y.sum().backward()
+    same(x.grad, (y.detach() != 0).float().cpu() * scale)
+    assert F.dropout(x, 0.25, training=False) is x
+    d2 = F.dropout2d(torch.ones(2, 8, 3, 3, device="cuda"), 0.5).cpu()
+    assert all(len(set(ch.flatten().tolist())) == 1 for b in d2 for ch in b)
+    # normal / uniform moments and bounds, every floating dtype
+    for dt in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+        u = torch.empty(20000, dtype=dt, device="cuda").uniform_(-2, 5).cpu().double()
+        assert u.min().item() >= -2 and u.max().item() < 5 and abs(u.mean().item() - 1.5) < 0.1
+        nrm = torch.randn(20000, dtype=dt, device="cuda").cpu().double()
+        assert abs(nrm.mean().item()) < 0.05 and abs(nrm.std().item() - 1) < 0.05, dt
+    raises(RuntimeError, lambda: torch.empty(3, device="cuda").normal_(0, -1),
+           "normal expects std >= 0.0, but found std -1")
+    raises(RuntimeError, lambda: torch.empty(3, dtype=torch.int64, device="cuda").normal_())
+    # the _like factories keep the device
+    base = torch.zeros(2, 3, device="cuda", dtype=torch.float64)
+    for t in (torch.rand_like(base), torch.randn_like(base), torch.randint_like(base, 9)):
+        assert t.device == torch.device("cuda", 0) and t.dtype == torch.float64
+    # torch.normal with tensors composes normal_ with mul and add there
+    torch.cuda.manual_seed(0)
+    mt = torch.tensor([[10.0], [20.0], [30.0]], device="cuda")
+    close4(torch.normal(mt, torch.full((3, 8), 2.0, device="cuda")),
+           [[m + 2 * v for v in r] for m, r in zip((10, 20, 30), PT_RANDN_SEED0_3X8)], 3e-3)
+    raises(RuntimeError, lambda: torch.normal(mt, torch.tensor([-1.0], device="cuda")),
+           "normal expects all elements of std >= 0.0")
+    # bernoulli with a tensor of probabilities (its own draws, PyTorch's law)
+    p = torch.tensor([0.0, 1.0, 0.0, 1.0], device="cuda")
+    same(torch.bernoulli(p), p.cpu())
+    same(torch.empty(2, 4, device="cuda", dtype=torch.int64).bernoulli_(p),
+         torch.tensor([[0, 1, 0, 1]] * 2))
+    half = torch.full((20000,), 0.5, device="cuda")
+    assert abs(torch.bernoulli(half).mean().item() - 0.5) < 0.02
+    raises(RuntimeError, lambda: torch.empty(3, device="cuda").bernoulli_(
+        torch.ones(3, dtype=torch.int64, device="cuda")),
+        "expected probabilities tensor to have floating type, got Long")
+    # the full int64 range (random_(from=-2**63, to=None))
+    f = torch.empty(1000, dtype=torch.int64, device="cuda").random_(-2**63, None).cpu()
+    assert f.min().item() < -2**60 and f.max().item() > 2**60
+    raises(RuntimeError, lambda: torch.empty(3, dtype=torch.int32, device="cuda")
+           .random_(-2**63, None),
+           "random_full_64_bits_range_kernel_cuda handles only int64, double, float and "
+           "bfloat16")
+
+
+def case_cuda_seed_before_cuda_starts():
+    """torch.manual_seed before CUDA starts is queued, as in PyTorch."""
+    import subprocess
+    code = ("import ctorch as torch\n"
+            "torch.manual_seed(0)\n"
+            "assert not torch.cuda.is_initialized()\n"
+            "assert torch.cuda.default_generators == ()\n"
+            "torch.cuda.manual_seed(1)\n"
+            "print(torch.rand(3, device='cuda:1').tolist(), torch.rand(2, device='cuda').tolist())\n")
+    env = dict(os.environ)
+    env.pop("PYTHONUNBUFFERED", None)
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0, p.stderr[-2000:]
+    torch.manual_seed(0)
+    torch.cuda.manual_seed(1)
+    want = [torch.rand(3, device="cuda:1").tolist(), torch.rand(2, device="cuda").tolist()]
+    assert p.stdout.strip() == "%s %s" % tuple(want), (p.stdout, want)
+    close4(torch.tensor(want[0][:3]), PT_RAND_SEED0[:3])
 
 
 if __name__ == "__main__":

@@ -20,3 +20,9 @@ globals().update({name: getattr(_impl, name) for name in __all__})
 _is_compiled = _impl._is_compiled
 _lazy_init = _impl._lazy_init
 _device_index = _impl._device_index
+
+
+def __getattr__(name):
+    if name == "default_generators":
+        return _impl._default_generators_now()
+    raise AttributeError("module {!r} has no attribute {!r}".format(__name__, name))

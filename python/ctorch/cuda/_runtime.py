@@ -7,9 +7,9 @@ then.  Without a driver or a GPU, is_available() is False and starting
 raises PyTorch's RuntimeError.  Streams and events wrap the C handles; the
 current stream is kept per thread and device.
 
-Not there yet: tensors on CUDA devices (Tensor.cuda() raises
-NotImplementedError once CUDA runs) and the CUDA random generator (the
-seeding calls are accepted and have nothing to seed).
+Each device has a default Philox generator (default_generators), seeded
+from the OS when CUDA starts; the seeding calls made before that are
+queued, the last manual_seed / manual_seed_all first, as in PyTorch.
 """
 import threading
 
@@ -23,6 +23,9 @@ __all__ = _cpu_build.__all__ + ["memory_stats", "Stream", "Event", "stream",
 
 _initialized = False
 _init_lock = threading.Lock()
+_queued_calls = []                  # run by _lazy_init, in order
+_queued_seeds = {}                  # the last manual_seed / manual_seed_all, by kind
+_seed_order = []                    # those kinds, the latest last
 _tls = threading.local()            # .streams: {device index: Stream}
 
 
@@ -50,6 +53,25 @@ def _lazy_init():
         if not _initialized:
             _C._cuda_init()
             _initialized = True
+            calls = [_queued_seeds[k] for k in _seed_order] + _queued_calls
+            _queued_seeds.clear()
+            del _seed_order[:], _queued_calls[:]
+            for call in calls:
+                call()
+
+
+def _lazy_call(call, seed=False, seed_all=False):
+    """Run call now when CUDA runs, else when it starts (torch.cuda's)."""
+    if _initialized:
+        call()
+    elif seed or seed_all:
+        kind = "all" if seed_all else "one"
+        _queued_seeds[kind] = call
+        if kind in _seed_order:
+            _seed_order.remove(kind)
+        _seed_order.append(kind)
+    else:
+        _queued_calls.append(call)
 
 
 init = _lazy_init
@@ -195,28 +217,97 @@ def empty_cache():
         _C._cuda_emptyCache()
 
 
-# --- seeding: accepted; there is no CUDA generator yet ----------------------------
+# --- the generators (torch/cuda/random.py) ------------------------------------------
 
-def _quiet(*args, **kwargs):
-    return None
-
-
-manual_seed = manual_seed_all = seed = seed_all = _quiet
+_default_generators = []
 
 
-def _needs_generator(name):
-    def f(*args, **kwargs):
+def _generators():
+    if not _default_generators:
         _lazy_init()
-        raise NotImplementedError("ctorch: torch.cuda.%s: the CUDA random generator is "
-                                  "not implemented yet" % name)
-    f.__name__ = f.__qualname__ = name
-    return f
+        _default_generators.extend(_C._cuda_default_generator(i)
+                                   for i in range(device_count()))
+    return _default_generators
 
 
-for _name in ("initial_seed", "get_rng_state", "get_rng_state_all", "set_rng_state",
-              "set_rng_state_all"):
-    globals()[_name] = _needs_generator(_name)
-del _name
+def _default_generators_now():
+    """torch.cuda.default_generators: () until CUDA starts, then one per
+    device."""
+    return tuple(_generators()) if _initialized else ()
+
+
+def _rng_index(device):
+    from .. import device as _device
+    if isinstance(device, str):
+        device = _device(device)
+    elif isinstance(device, int):
+        device = _device("cuda", device)
+    idx = device.index
+    return current_device() if idx is None else idx
+
+
+def get_rng_state(device="cuda"):
+    """The RNG state of a device as a ByteTensor (816 bytes: PyTorch's
+    layout, the seed and the Philox offset at its end)."""
+    _lazy_init()
+    return _generators()[_rng_index(device)].get_state()
+
+
+def get_rng_state_all():
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state(new_state, device="cuda"):
+    new_state_copy = new_state.clone()
+
+    def cb():
+        _generators()[_rng_index(device)].set_state(new_state_copy)
+    _lazy_call(cb)
+
+
+def set_rng_state_all(new_states):
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
+
+
+def manual_seed(seed):
+    """Seed the current device's generator (queued until CUDA starts)."""
+    seed = int(seed)
+
+    def cb():
+        _generators()[current_device()].manual_seed(seed)
+    _lazy_call(cb, seed=True)
+
+
+def manual_seed_all(seed):
+    """Seed every device's generator (queued until CUDA starts)."""
+    seed = int(seed)
+
+    def cb():
+        for g in _generators():
+            g.manual_seed(seed)
+    _lazy_call(cb, seed_all=True)
+
+
+def seed():
+    def cb():
+        _generators()[current_device()].seed()
+    _lazy_call(cb)
+
+
+def seed_all():
+    def cb():
+        gens = _generators()
+        if gens:
+            s = gens[0].seed()
+            for g in gens[1:]:
+                g.manual_seed(s)
+    _lazy_call(cb)
+
+
+def initial_seed():
+    _lazy_init()
+    return _generators()[current_device()].initial_seed()
 
 
 # --- streams and events ------------------------------------------------------------
