@@ -29,6 +29,16 @@ tmp(temps *s, ct_tensor *t)
     return t;
 }
 
+/* t (owned by a temps list, or NULL) as a new reference for the caller. */
+static inline ct_tensor *
+give(ct_tensor *t)
+{
+    if (t != NULL) {
+        ct_tensor_incref(t);
+    }
+    return t;
+}
+
 static inline void
 temps_free(temps *s)
 {

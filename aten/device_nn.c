@@ -17,16 +17,6 @@
 #include <ctorch/ops_index.h>
 #include <ctorch/ops_nn.h>
 
-/* t as a new reference owned by the caller (t owned by s). */
-static ct_tensor *
-give(ct_tensor *t)
-{
-    if (t != NULL) {
-        ct_tensor_incref(t);
-    }
-    return t;
-}
-
 static ct_tensor *
 sum_dim(temps *s, const ct_tensor *t, int64_t dim, bool keepdim)
 {

@@ -314,14 +314,31 @@ ct__device_index_put_(ct_tensor *t, ct_tensor *const *idx, int first, int nb,
         rc = ct__device_scatter_add(flat, fi, fv, 0);
     }
     else {
-        /* each target's writer j + 1 added into zeros (exact: one writer
-         * each; with several, PyTorch's CUDA leaves the result undefined,
-         * and the sum is clamped to some writer), then the writer's value
-         * where there is one */
-        ct_tensor *who = tmp(&s, ct_zeros_on(1, &n, CT_DTYPE_INT64, ct_tensor_device(t)));
-        ct_tensor *w = bin(&s, CT_BINARY_ADD, arange_on(&s, m, ct_tensor_device(t)),
-                           scalar(&s, ct_scalar_int(1)));
-        if (who == NULL || w == NULL || ct__device_scatter_add(who, fi, w, 0) < 0) {
+        /* each target's last writer j (the CPU's pick among several, which
+         * PyTorch's CUDA leaves undefined): the writers sorted by target,
+         * stably, the last of each run adding j + 1 into zeros and the
+         * others 0; then the writer's value where there is one */
+        ct_device dev = ct_tensor_device(t);
+        ct_tensor *who = tmp(&s, ct_zeros_on(1, &n, CT_DTYPE_INT64, dev));
+        ct_tensor *st = NULL, *order = NULL;
+        if (who == NULL || ct_sort(fi, 0, false, true, &st, &order) < 0) {
+            goto done;
+        }
+        tmp(&s, st);
+        tmp(&s, order);
+        int64_t m1 = m - 1;
+        ct_tensor *next = tmp(&s, ct_empty(1, &m, CT_DTYPE_INT64, dev));
+        ct_tensor *tail = next != NULL ? tmp(&s, ct_narrow(next, 0, 0, m1)) : NULL;
+        ct_tensor *end = next != NULL ? tmp(&s, ct_narrow(next, 0, m1, 1)) : NULL;
+        ct_tensor *rest = tmp(&s, ct_narrow(st, 0, 1, m1));
+        if (tail == NULL || end == NULL || rest == NULL || ct_copy_(tail, rest) < 0 ||
+            ct_fill_(end, ct_scalar_int(-1)) < 0) {
+            goto done;
+        }
+        ct_tensor *last = bin(&s, CT_BINARY_NE, st, next);
+        ct_tensor *w = bin(&s, CT_BINARY_ADD, order, scalar(&s, ct_scalar_int(1)));
+        w = bin(&s, CT_BINARY_MUL, w, last);
+        if (w == NULL || ct__device_scatter_add(who, st, w, 0) < 0) {
             goto done;
         }
         ct_tensor *hit = bin(&s, CT_BINARY_GT, who, scalar(&s, ct_scalar_int(0)));

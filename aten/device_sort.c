@@ -92,15 +92,6 @@ narrowed(temps *s, const ct_tensor *t, int64_t start, int64_t len)
     return t != NULL ? tmp(s, ct_narrow(t, 1, start, len)) : NULL;
 }
 
-static ct_tensor *
-keep(ct_tensor *t)
-{
-    if (t != NULL) {
-        ct_tensor_incref(t);
-    }
-    return t;
-}
-
 /* The initial ranks of every row (before the NaN classes): i for the n
  * elements, 2P + p for the padding; [P] int64 on dev. */
 static ct_tensor *
@@ -333,7 +324,7 @@ sort_rows(temps *s, const ct_tensor *x, bool descending)
         free(st);
         return NULL;
     }
-    ct_tensor *V = packed ? NULL : keep(v), *R = keep(r);
+    ct_tensor *V = packed ? NULL : give(v), *R = give(r);
     for (int64_t k = 0; k < st->ns && rc == 0; k++) {
         rc = network_step(st, k, packed ? NULL : &V, &R, descending);
     }

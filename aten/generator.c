@@ -247,7 +247,9 @@ ct_generator_manual_seed(ct_generator *g, uint64_t seed)
 uint64_t
 ct_generator_seed(ct_generator *g)
 {
-    uint64_t s = os_random64();
+    /* PyTorch keeps a CUDA generator's OS seed below 2^53 */
+    uint64_t s = os_random64() & (ct_generator_device(g).type != CT_DEVICE_CPU
+                                      ? (UINT64_C(1) << 53) - 1 : UINT64_MAX);
     ct_generator_manual_seed(g, s);
     return s;
 }
@@ -279,16 +281,20 @@ ct_generator_random64(ct_generator *g)
     return r;
 }
 
-void
+int
 ct_generator_copy(ct_generator *dst, ct_generator *src)
 {
+    ct_device_type dt = ct_generator_device(dst).type, st = ct_generator_device(src).type;
+    if (dt != st) {
+        return ct_error(CT_ERR_RUNTIME, "Expected a '%s' device type for generator but "
+                        "found '%s'", ct_device_type_name(dt), ct_device_type_name(st));
+    }
     if (dst == src) {
-        return;
+        return 0;
     }
     /* copy through a snapshot so that only one lock is held at a time */
     ct_generator snap;
     src = ct__gen_acquire(src);
-    snap.device = src->device;
     snap.philox_offset = src->philox_offset;
     snap.mt = src->mt;
     snap.has_double_normal = src->has_double_normal;
@@ -297,7 +303,6 @@ ct_generator_copy(ct_generator *dst, ct_generator *src)
     snap.float_normal = src->float_normal;
     ct__gen_release(src);
     dst = ct__gen_acquire(dst);
-    dst->device = snap.device;
     dst->philox_offset = snap.philox_offset;
     dst->mt = snap.mt;
     dst->has_double_normal = snap.has_double_normal;
@@ -305,6 +310,7 @@ ct_generator_copy(ct_generator *dst, ct_generator *src)
     dst->has_float_normal = snap.has_float_normal;
     dst->float_normal = snap.float_normal;
     ct__gen_release(dst);
+    return 0;
 }
 
 /* --- the byte layout of a state (specs/rng.md 1.3) ----------------------- */
@@ -368,13 +374,12 @@ ct_generator_state_size(const ct_generator *g)
 }
 
 /* A CUDA generator's state (CT_CUDA_RNG_STATE_SIZE in ctorch/random.h). */
-enum { CUDA_OFF_SEED = 800, CUDA_OFF_OFFSET = 808 };
+enum { CUDA_OFF_SEED = 0, CUDA_OFF_OFFSET = 8 };
 
 void
 ct_generator_get_state(ct_generator *g, uint8_t *out)
 {
     if (g != NULL && g->device.type != CT_DEVICE_CPU) {
-        memset(out, 0xFF, CUDA_OFF_SEED);
         g = ct__gen_acquire(g);
         put_le(out + CUDA_OFF_SEED, g->mt.seed, 8);
         put_le(out + CUDA_OFF_OFFSET, g->philox_offset, 8);
@@ -402,17 +407,20 @@ ct_generator_get_state(ct_generator *g, uint8_t *out)
     ct__gen_release(g);
 }
 
-/* PyTorch reads the offset as an int64 and moves it on in multiples of 4;
- * a state with another offset is taken as it is. */
+/* The offset must stay a multiple of 4 (a Philox block is four draws). */
 static int
 set_cuda_state(ct_generator *g, const uint8_t *st, int64_t nbytes)
 {
     if (nbytes != CT_CUDA_RNG_STATE_SIZE && nbytes != CT_CUDA_RNG_STATE_SIZE - 8) {
         return ct_error(CT_ERR_RUNTIME, "RNG state is wrong size");
     }
+    uint64_t offset = nbytes == CT_CUDA_RNG_STATE_SIZE ? get_le(st + CUDA_OFF_OFFSET, 8) : 0;
+    if (offset % 4 != 0) {
+        return ct_error(CT_ERR_RUNTIME, "offset must be a multiple of 4");
+    }
     g = ct__gen_acquire(g);
     g->mt.seed = get_le(st + CUDA_OFF_SEED, 8);
-    g->philox_offset = nbytes == CT_CUDA_RNG_STATE_SIZE ? get_le(st + CUDA_OFF_OFFSET, 8) : 0;
+    g->philox_offset = offset;
     ct__gen_release(g);
     return 0;
 }
@@ -562,7 +570,8 @@ ct_cuda_default_generator(int device)
     }
     pthread_mutex_lock(&cuda_defaults_lock);
     ct_generator *g = cuda_defaults[device];
-    if (g == NULL && (g = cuda_gen_new(device, os_random64())) != NULL) {
+    if (g == NULL &&
+        (g = cuda_gen_new(device, os_random64() & ((UINT64_C(1) << 53) - 1))) != NULL) {
         g->borrowed = true;
         cuda_defaults[device] = g;
     }

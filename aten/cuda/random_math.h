@@ -130,11 +130,12 @@ ct_k_normal_d(ct_k_words b, int which)
 /* --- PyTorch's transformations ------------------------------------------------ */
 
 /* The draw of value `slot` of block b: a word, or two words as
- * (first << 32 | second) when wide. */
+ * (first << 32 | second) when wide (slot < 2 then; the masks only keep
+ * every index inside the block). */
 CT_HD uint64_t
 ct_k_draw_bits(ct_k_words b, int slot, bool wide)
 {
-    return wide ? (uint64_t)b.w[2 * slot] << 32 | b.w[2 * slot + 1] : b.w[slot];
+    return wide ? (uint64_t)b.w[(2 * slot) & 3] << 32 | b.w[(2 * slot + 1) & 3] : b.w[slot & 3];
 }
 
 /* random_()'s modulus per dtype (PyTorch's uniform_int): the integer's

@@ -44,10 +44,10 @@ typedef struct ct_generator ct_generator;
  * layout, and the legacy one set_state still accepts. */
 #define CT_RNG_STATE_SIZE 5056
 #define CT_RNG_STATE_SIZE_LEGACY 5048
-/* A CUDA generator's state: 800 bytes of 0xFF (room PyTorch keeps for an
- * old layout), then the seed and the offset as little-endian 64-bit
- * integers; set_state also takes it without the offset (then 0). */
-#define CT_CUDA_RNG_STATE_SIZE 816
+/* A CUDA generator's state (PyTorch 2's): the seed and the offset as
+ * little-endian 64-bit integers; set_state also takes the seed alone (the
+ * offset then 0).  PyTorch 1.x put 800 bytes of 0xFF before them. */
+#define CT_CUDA_RNG_STATE_SIZE 16
 
 /* --- generators (aten/generator.c) ------------------------------------ */
 /* A new generator seeded with CT_GENERATOR_DEFAULT_SEED; NULL on OOM. */
@@ -82,8 +82,10 @@ void ct_generator_get_state(ct_generator *g, uint8_t *out);
  * torch's RuntimeError for other sizes or an invalid engine state (the
  * generator is then unchanged). */
 int ct_generator_set_state(ct_generator *g, const uint8_t *state, int64_t nbytes);
-/* Make dst a copy of src (engine and normal caches). */
-void ct_generator_copy(ct_generator *dst, ct_generator *src);
+/* Make dst a copy of src (engine and normal caches; a CUDA generator's
+ * seed and offset); -1 with PyTorch's device-type error when the two are
+ * not of one device type. */
+int ct_generator_copy(ct_generator *dst, ct_generator *src);
 /* Single draws, for callers that need raw bits (one lock each). */
 uint32_t ct_generator_random32(ct_generator *g);
 uint64_t ct_generator_random64(ct_generator *g);

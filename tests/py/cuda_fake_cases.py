@@ -1563,6 +1563,27 @@ def case_take_and_index_on_device():
     _check_grads(lambda t: t.take(torch.tensor([0, 0, 5, -1]).to(t.device)), [x])
 
 
+def case_index_put_duplicate_targets():
+    """Assignment through repeated indices keeps the last writer of each
+    target, as the CPU does (PyTorch's CUDA leaves it unspecified, but it
+    is always one of that target's own values)."""
+    for dt in (torch.float32, torch.int64, torch.float16):
+        x = torch.zeros(5, dtype=dt)
+        idx = torch.tensor([0, 0, 1, 4, 0, 4])
+        v = torch.tensor([1, 2, 3, 4, 5, 6], dtype=dt)
+        xd = x.cuda()
+        xd[idx.cuda()] = v.cuda()
+        x[idx] = v
+        same(xd, x)
+        assert x.tolist() == [5, 3, 0, 0, 6]
+        m = torch.zeros(3, 4, dtype=dt)
+        rows, cols = torch.tensor([2, 0, 2, 2]), torch.tensor([1, 3, 1, 1])
+        md = m.cuda()
+        md.index_put_((rows.cuda(), cols.cuda()), torch.tensor([7, 8, 9, 10], dtype=dt).cuda())
+        m.index_put_((rows, cols), torch.tensor([7, 8, 9, 10], dtype=dt))
+        same(md, m)
+
+
 def case_max_pool2d_on_device():
     torch.manual_seed(30)
     x = torch.randn(2, 3, 9, 8)
@@ -2074,18 +2095,17 @@ def case_cuda_rng_matches_pytorch():
            [[2 + 3 * v for v in r] for r in PT_RANDN_SEED0_3X8], 3 * 5e-5 + 1e-6)
     # every call moves the offset on by 4 per Philox block one thread takes
     torch.manual_seed(5)
-    st = torch.cuda.get_rng_state()
-    assert st.dtype == torch.uint8 and st.shape == (816,)
-    assert st[:800].tolist() == [255] * 800
-    assert st[800:808].tolist() == [5, 0, 0, 0, 0, 0, 0, 0] and st[808:].tolist() == [0] * 8
+    st = torch.cuda.get_rng_state()      # PyTorch 2's layout: seed, offset
+    assert st.dtype == torch.uint8 and st.shape == (16,)
+    assert st.tolist() == [5] + [0] * 15
     torch.rand(FAKE_THREADS * 4, device="cuda")            # one block per thread
-    assert torch.cuda.get_rng_state()[808] == 4
+    assert torch.cuda.get_rng_state()[8] == 4
     torch.rand(FAKE_THREADS * 4 + 1, device="cuda")        # two
-    assert torch.cuda.get_rng_state()[808] == 12
+    assert torch.cuda.get_rng_state()[8] == 12
     torch.rand(FAKE_THREADS * 2 + 1, device="cuda", dtype=torch.float64)  # two per block
-    assert torch.cuda.get_rng_state()[808] == 20
+    assert torch.cuda.get_rng_state()[8] == 20
     torch.empty(0, device="cuda").uniform_()              # nothing drawn
-    assert torch.cuda.get_rng_state()[808] == 20
+    assert torch.cuda.get_rng_state()[8] == 20
     # the device's generator is not the CPU's
     torch.manual_seed(0)
     a = torch.rand(4)
@@ -2112,22 +2132,26 @@ def case_cuda_rng_states_and_seeds():
     x = torch.randn(7, device="cuda")
     torch.cuda.set_rng_state(s)
     same(torch.randn(7, device="cuda"), x.cpu())
-    # PyTorch's older layout without the offset restarts it at 0
+    # the seed alone restarts the offset at 0
     torch.cuda.manual_seed(11)
     first = torch.rand(3, device="cuda")
     torch.rand(3, device="cuda")
-    torch.cuda.set_rng_state(s[:808])
+    torch.cuda.set_rng_state(s[:8])
     same(torch.rand(3, device="cuda"), first.cpu())
-    raises(RuntimeError, lambda: torch.cuda.set_rng_state(s[:100]), "RNG state is wrong size")
+    raises(RuntimeError, lambda: torch.cuda.set_rng_state(s[:10]), "RNG state is wrong size")
     raises(RuntimeError, lambda: gens[0].set_state(torch.get_rng_state()),
            "RNG state is wrong size")
+    bad = s.clone()
+    bad[8] = 6
+    raises(RuntimeError, lambda: gens[0].set_state(bad), "offset must be a multiple of 4")
     states = torch.cuda.get_rng_state_all()
-    assert len(states) == 2 and states[1].shape == (816,)
+    assert len(states) == 2 and states[1].shape == (16,)
     y = torch.rand(3, device="cuda:1")
     torch.cuda.set_rng_state_all(states)
     same(torch.rand(3, device="cuda:1"), y.cpu())
-    # seed(): a fresh seed from the OS, which initial_seed reports
-    gens[0].seed()
+    # seed(): a fresh seed from the OS (below 2^53, as PyTorch's), which
+    # initial_seed reports
+    assert gens[0].seed() < 2**53
     assert torch.cuda.initial_seed() == gens[0].initial_seed()
     torch.cuda.seed_all()
     assert gens[0].initial_seed() == gens[1].initial_seed()
@@ -2288,9 +2312,12 @@ def case_cuda_sampling_ops():
 
 
 def case_cuda_seed_before_cuda_starts():
-    """torch.manual_seed before CUDA starts is queued, as in PyTorch."""
+    """Calls before CUDA starts are queued, as in PyTorch: the seeding ones
+    after the others (here the set_rng_state is overridden), the later of
+    manual_seed / manual_seed_all last."""
     import subprocess
     code = ("import ctorch as torch\n"
+            "torch.cuda.set_rng_state(torch.tensor([9] + [0] * 15, dtype=torch.uint8))\n"
             "torch.manual_seed(0)\n"
             "assert not torch.cuda.is_initialized()\n"
             "assert torch.cuda.default_generators == ()\n"

@@ -8,8 +8,8 @@ raises PyTorch's RuntimeError.  Streams and events wrap the C handles; the
 current stream is kept per thread and device.
 
 Each device has a default Philox generator (default_generators), seeded
-from the OS when CUDA starts; the seeding calls made before that are
-queued, the last manual_seed / manual_seed_all first, as in PyTorch.
+from the OS when CUDA starts; the calls made before that are queued and
+run then, the later of manual_seed / manual_seed_all last, as in PyTorch.
 """
 import threading
 
@@ -22,7 +22,7 @@ __all__ = _cpu_build.__all__ + ["memory_stats", "Stream", "Event", "stream",
                                 "set_stream", "StreamContext"]
 
 _initialized = False
-_init_lock = threading.Lock()
+_init_lock = threading.RLock()
 _queued_calls = []                  # run by _lazy_init, in order
 _queued_seeds = {}                  # the last manual_seed / manual_seed_all, by kind
 _seed_order = []                    # those kinds, the latest last
@@ -46,32 +46,44 @@ def is_initialized():
 
 
 def _lazy_init():
+    """Start CUDA once: make the devices' default generators, then run the
+    calls queued before (the last seeding call after the others, as in
+    PyTorch).  Other threads wait; the queued calls themselves re-enter."""
     global _initialized
-    if _initialized:
+    if _initialized or getattr(_tls, "initializing", False):
         return
     with _init_lock:
-        if not _initialized:
-            _C._cuda_init()
-            _initialized = True
-            calls = [_queued_seeds[k] for k in _seed_order] + _queued_calls
-            _queued_seeds.clear()
-            del _seed_order[:], _queued_calls[:]
+        if _initialized:
+            return
+        _C._cuda_init()
+        _default_generators[:] = [_C._cuda_default_generator(i)
+                                  for i in range(device_count())]
+        calls = _queued_calls + [_queued_seeds[k] for k in _seed_order]
+        _tls.initializing = True
+        try:
             for call in calls:
                 call()
+        finally:
+            _tls.initializing = False
+        _queued_seeds.clear()
+        del _seed_order[:], _queued_calls[:]
+        _initialized = True
 
 
 def _lazy_call(call, seed=False, seed_all=False):
     """Run call now when CUDA runs, else when it starts (torch.cuda's)."""
-    if _initialized:
-        call()
-    elif seed or seed_all:
-        kind = "all" if seed_all else "one"
-        _queued_seeds[kind] = call
-        if kind in _seed_order:
-            _seed_order.remove(kind)
-        _seed_order.append(kind)
-    else:
-        _queued_calls.append(call)
+    with _init_lock:
+        if not _initialized:
+            if seed or seed_all:
+                kind = "all" if seed_all else "one"
+                _queued_seeds[kind] = call
+                if kind in _seed_order:
+                    _seed_order.remove(kind)
+                _seed_order.append(kind)
+            else:
+                _queued_calls.append(call)
+            return
+    call()
 
 
 init = _lazy_init
@@ -219,14 +231,11 @@ def empty_cache():
 
 # --- the generators (torch/cuda/random.py) ------------------------------------------
 
-_default_generators = []
+_default_generators = []          # filled by _lazy_init
 
 
 def _generators():
-    if not _default_generators:
-        _lazy_init()
-        _default_generators.extend(_C._cuda_default_generator(i)
-                                   for i in range(device_count()))
+    _lazy_init()
     return _default_generators
 
 
@@ -247,8 +256,8 @@ def _rng_index(device):
 
 
 def get_rng_state(device="cuda"):
-    """The RNG state of a device as a ByteTensor (816 bytes: PyTorch's
-    layout, the seed and the Philox offset at its end)."""
+    """The RNG state of a device as a ByteTensor: PyTorch 2's 16 bytes, the
+    seed and the Philox offset."""
     _lazy_init()
     return _generators()[_rng_index(device)].get_state()
 
