@@ -36,11 +36,13 @@ geometry_of(geometry *g, const ct_tensor *t, int64_t base_offset)
     g->offset = t->offset - base_offset;
 }
 
-/* Zeros laid out as the base, and the view's window into them. */
+/* Zeros laid out as the base, of g's dtype and on its device, and the
+ * view's window into them. */
 static ct_tensor *
-base_like(const geometry *b, ct_dtype dtype)
+base_like(const geometry *b, const ct_tensor *g)
 {
-    ct_tensor *z = ct_empty_strided(b->ndim, b->sizes, b->strides, dtype, ct_device_cpu());
+    ct_tensor *z = ct_empty_strided(b->ndim, b->sizes, b->strides, g->dtype,
+                                    ct_tensor_device(g));
     if (z != NULL && ct_fill_(z, ct_scalar_int(0)) < 0) {
         ct_tensor_decref(z);
         return NULL;
@@ -76,7 +78,7 @@ copy_slices_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
     copy_slices_data *d = n->extra;
     ct_node *fn = d->fn;
     int rc = -1;
-    ct_tensor *res = base_like(&d->base, gi[0]->dtype);
+    ct_tensor *res = base_like(&d->base, gi[0]);
     ct_tensor *slice = NULL, *part = NULL;
     ct_tensor **fgo = calloc((size_t)fn->n_edges + 1, sizeof *fgo);
 
@@ -122,7 +124,7 @@ static int
 as_strided_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
 {
     copy_slices_data *d = n->extra;
-    ct_tensor *z = base_like(&d->base, gi[0]->dtype);
+    ct_tensor *z = base_like(&d->base, gi[0]);
     ct_tensor *w = z != NULL ? window(z, &d->view) : NULL;
     if (w == NULL || ct_binary(CT_BINARY_ADD, w, gi[0], ct_scalar_int(1), w,
                                CT_OUT_INPLACE) == NULL) {

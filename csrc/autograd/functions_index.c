@@ -483,7 +483,7 @@ masked_scatter_source_grad(ag_frame *f, ct_node *n, const ct_tensor *g,
     }
     if (sel->numel < all) {
         int64_t rest = all - sel->numel;
-        ct_tensor *z = ag_tmp(f, ct_zeros(1, &rest, g->dtype));
+        ct_tensor *z = ag_tmp(f, ct_zeros_on(1, &rest, g->dtype, ct_tensor_device(g)));
         const ct_tensor *parts[2] = {sel, z};
         sel = z != NULL ? ag_tmp(f, ctag_cat(2, parts, 0, NULL)) : NULL;
     }
@@ -561,7 +561,7 @@ write_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
             break;
         case W_PUT: {
             int64_t count = index->numel;
-            ct_tensor *z = ag_tmp(&f, ct_zeros(1, &count, g->dtype));
+            ct_tensor *z = ag_tmp(&f, ct_zeros_on(1, &count, g->dtype, ct_tensor_device(g)));
             gs = n->d[1] != 0 ? (ct_tensor_incref(g), g)
                  : z != NULL  ? ctag_put(g, index, z, false) : NULL;
             break;

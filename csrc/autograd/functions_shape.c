@@ -510,7 +510,7 @@ strided_map(const strided_pair *sp, bool adjoint, const ct_tensor *src)
     int from = adjoint ? 0 : 1, to = 1 - from;
     int64_t nfrom = geom_numel(sp, from), nto = geom_numel(sp, to);
     if (nfrom == 0 || nto == 0) {
-        return ct_zeros(sp->nd[to], sp->sizes[to], src->dtype);
+        return ct_zeros_on(sp->nd[to], sp->sizes[to], src->dtype, ct_tensor_device(src));
     }
     int64_t shared = sp->offset[0] < sp->offset[1] ? sp->offset[0] : sp->offset[1];
     int64_t eff[2], len = 0;
@@ -680,12 +680,12 @@ split_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
         }
         if (unbind) {
             memmove(sizes + d, sizes + d + 1, sizeof(int64_t) * (size_t)(nd - d - 1));
-            parts[i] = ct_zeros(nd - 1, sizes, n->dtype[0]);
+            parts[i] = ct_zeros_on(nd - 1, sizes, n->dtype[0], n->device[0]);
             memcpy(sizes, ag_input_sizes(n, 0), sizeof(int64_t) * (size_t)nd);
         }
         else {
             sizes[d] = piece[i];
-            parts[i] = ct_zeros(nd, sizes, n->dtype[0]);
+            parts[i] = ct_zeros_on(nd, sizes, n->dtype[0], n->device[0]);
         }
         if (parts[i] == NULL) {
             goto done;

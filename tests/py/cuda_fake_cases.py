@@ -2335,5 +2335,33 @@ def case_cuda_seed_before_cuda_starts():
     close4(torch.tensor(want[0][:3]), PT_RAND_SEED0[:3])
 
 
+def case_partial_views_and_pad_gradients_on_device():
+    """Gradients that fill in zeros for unused pieces (chunk, split, unbind,
+    an in-place write into a view) or pad stay on the device and equal the
+    CPU's."""
+    base = torch.arange(24.).reshape(4, 6) / 7
+    calls = [
+        lambda t: (t.chunk(2)[0] ** 2).sum(),
+        lambda t: (t.split([1, 3])[1] * 3).sum(),
+        lambda t: t.unbind(0)[2].exp().sum(),
+        lambda t: t.unbind(1)[0].sum(),
+        lambda t: (lambda o: (o.__setitem__((slice(None), slice(1, 7)), t * 2), o)[1])(
+            torch.zeros(4, 8, device=t.device)).pow(2).sum(),
+        lambda t: t[t > 1].sum(),
+        lambda t: F.pad(t, (1, 2, -1, 1), value=0.5).pow(2).sum(),
+    ] + [lambda t, m=m: F.pad(t[None], (2, 1), mode=m).pow(2).sum()
+         for m in ("reflect", "replicate", "circular")]
+    for k, f in enumerate(calls):
+        xc = base.clone().requires_grad_()
+        xd = base.cuda().requires_grad_()
+        yc, yd = f(xc), f(xd)
+        assert yd.device.type == "cuda", k
+        yc.backward()
+        yd.backward()
+        assert xd.grad.device == torch.device("cuda", 0), (k, xd.grad.device)
+        assert (xd.grad.cpu() - xc.grad).abs().max().item() < 1e-5, k
+        assert abs(yd.item() - yc.item()) < 1e-4 * max(1, abs(yc.item())), k
+
+
 if __name__ == "__main__":
     main()

@@ -525,7 +525,7 @@ def pad(input, pad, mode="constant", value=None):
             idx = idx.clamp(0, n - 1)
         else:
             idx = idx.remainder(n)
-        out = out.index_select(d, idx)
+        out = out.index_select(d, idx.to(input.device))
     return out
 
 
@@ -547,7 +547,7 @@ def _constant_pad(input, pad, value):
         # crop the input where a pad is negative, place it where positive
         src[d] = slice(max(-lo, 0), n - max(-hi, 0))
         dst[d] = slice(max(lo, 0), new - max(hi, 0))
-    out = _C.full(tuple(shape), value, dtype=input.dtype)
+    out = _C.full(tuple(shape), value, dtype=input.dtype, device=input.device)
     view = out[tuple(dst)]
     if view.numel() > 0:
         view.copy_(input[tuple(src)])
