@@ -165,6 +165,17 @@ int ct__device_index_put_(ct_tensor *t, ct_tensor *const *idx, int first, int nb
                           const int64_t *bsizes, int nd, const int64_t *sizes,
                           const ct_tensor *values, bool accumulate);
 
+/* aten/device_reduce.c: reductions composed of device kernels, called by
+ * ct_reduce after its checks with in in the dtype it computes in, mask the
+ * reduced dims and odt the result dtype.  var (std when take_sqrt) with
+ * divisor N - correction (0 when not positive), and when mean is not NULL
+ * the mean var_mean returns; logsumexp with the CPU's handling of
+ * infinities and NaN. */
+ct_tensor *ct__device_var(const ct_tensor *in, const bool *mask, bool keepdim,
+                          double correction, bool take_sqrt, ct_dtype odt, ct_tensor **mean);
+ct_tensor *ct__device_logsumexp(const ct_tensor *in, const bool *mask, bool keepdim,
+                                ct_dtype odt);
+
 /* aten/device_pool.c: 2-d pooling on a device, called by the entry points
  * of aten/cpu/pool.c after their checks, with their arguments; (oh, ow)
  * is the output size they computed.  Inputs [C, H, W] or [N, C, H, W];

@@ -16,7 +16,7 @@
  * with its own partial sum, added in thread order.  The element functions
  * follow torch 1.13's CPU kernels operation by operation.
  */
-#include "aten/device.h"
+#include "aten/device_compose.h"
 #include <stdlib.h>
 #include <string.h>
 #include <tgmath.h>
@@ -519,47 +519,214 @@ check_range(bool bad)
     return 0;
 }
 
-/* On a device, the mean squared error (the one pointwise loss there so
- * far) from device ops: (x - y)^2 and its reduction forward; backward
- * 2 (x - y) grad, over n for the mean (x and y swapped for the target's
- * gradient, as the CPU kernels do).  x and y have one shape (the Python
- * layer broadcasts them). */
+/* The device composites' helpers (device_compose.h): a number, where(). */
 static ct_tensor *
-device_mse(ct_ploss_op op, const ct_tensor *grad, const ct_tensor *x, const ct_tensor *y,
-           ct_reduction reduction, bool wrt_target)
+dsc(temps *s, double v)
 {
-    if (op != CT_PLOSS_MSE) {
-        ct__no_device_kernel(ct__is_device(x) ? x : y);
+    return scalar(s, ct_scalar_float(v));
+}
+
+static ct_tensor *
+dwhere(temps *s, const ct_tensor *c, const ct_tensor *a, const ct_tensor *b)
+{
+    return c != NULL && a != NULL && b != NULL ? tmp(s, ct_where(c, a, b)) : NULL;
+}
+
+/* max_A(a, v) of the element functions: a < v ? v : a (NaN stays). */
+static ct_tensor *
+dmax(temps *s, const ct_tensor *a, double v)
+{
+    ct_tensor *k = dsc(s, v);
+    return dwhere(s, bin(s, CT_BINARY_LT, a, k), k, a);
+}
+
+/* log_sigmoid_A(x) = (x < 0 ? x : 0) - log1p(exp(-|x|)) */
+static ct_tensor *
+dlog_sigmoid(temps *s, const ct_tensor *x)
+{
+    ct_tensor *zero = dsc(s, 0);
+    ct_tensor *m = bin(s, CT_BINARY_MINIMUM, x, zero);
+    ct_tensor *e = un(s, CT_UNARY_EXP, un(s, CT_UNARY_NEG, un(s, CT_UNARY_ABS, x)));
+    ct_tensor *l = un(s, CT_UNARY_LOG1P, e);
+    return bin(s, CT_BINARY_SUB, m, l);
+}
+
+/* On a device, the pointwise losses from device ops, following the CPU's
+ * element functions above operation by operation, in the compute type
+ * (float for float16 / bfloat16), after the CPU's checks (BCE's range
+ * check: one device reduction read on the host).  The target gradient of
+ * mse / smooth_l1 / huber is the input gradient with x and y swapped, as
+ * the CPU kernels compute it.
+ * mean / sum add in float64 as the CPU does.  A new reference. */
+static ct_tensor *
+device_ploss(ct_ploss_op op, const ct_tensor *grad, const ct_tensor *input,
+             const ct_tensor *target, const ct_ploss_args *args, ct_reduction reduction,
+             bool wrt_target)
+{
+    static const ct_ploss_args none = {NULL, NULL, 0};
+    args = args != NULL ? args : &none;
+    const ct_tensor *w0 = op == CT_PLOSS_BCE || op == CT_PLOSS_BCE_LOGITS ? args->weight
+                                                                         : NULL;
+    const ct_tensor *q0 = op == CT_PLOSS_BCE_LOGITS ? args->pos_weight : NULL;
+    const ct_tensor *all[5] = {input, target, w0, q0, grad};
+    ct_device dev;
+    ct_dtype dt;
+    int ndim;
+    int64_t shape[CT_MAX_DIMS];
+    if (ct__op_device(5, 0, all, &dev) < 0 || ploss_check_param(op, args->param) < 0 ||
+        ploss_dtype(op, input, target, &dt) < 0 || common_shape(5, all, &ndim, shape) < 0) {
         return NULL;
     }
-    if (ct__same_device((const ct_tensor *const[]){x, y}, 2) < 0 ||
-        (grad != NULL && grad->ndim > 0 && ct__same_device((const ct_tensor *const[]){x, grad},
-                                                           2) < 0)) {
-        return NULL;        /* (a 0-dim CPU grad stands as a number) */
+    int64_t n = 1;
+    for (int d = 0; d < ndim; d++) {
+        n *= shape[d];
     }
-    ct_tensor *d = wrt_target ? ct_sub(y, x, ct_scalar_int(1)) : ct_sub(x, y, ct_scalar_int(1));
-    if (d == NULL) {
-        return NULL;
+    ct_dtype cdt = accumulate_dtype(dt);
+    temps s = {.n = 0};
+    ct_tensor *x = in_dtype(&s, input, cdt), *y = in_dtype(&s, target, cdt);
+    ct_tensor *w = w0 != NULL ? in_dtype(&s, w0, cdt) : NULL;
+    ct_tensor *q = q0 != NULL ? in_dtype(&s, q0, cdt) : NULL;
+    ct_tensor *g = grad != NULL ? in_dtype(&s, grad, cdt) : NULL;
+    ct_tensor *r = NULL, *one = dsc(&s, 1);
+    double p = args->param;
+    bool mean = reduction == CT_REDUCTION_MEAN;
+    if (x == NULL || y == NULL || (w0 && !w) || (q0 && !q) || (grad && !g) || !one) {
+        goto done;
     }
-    ct_tensor *r = NULL;
+    if (wrt_target && op != CT_PLOSS_BCE && op != CT_PLOSS_BCE_LOGITS) {
+        ct_tensor *t = x;
+        x = y;
+        y = t;
+    }
+#define B(OP, A, C) bin(&s, CT_BINARY_##OP, (A), (C))
+#define U(OP, A) un(&s, CT_UNARY_##OP, (A))
+    if (op == CT_PLOSS_BCE && grad == NULL) {
+        /* bad_unit: !(x >= 0 && x <= 1), nothing read before it passes */
+        ct_tensor *ok = B(LOGICAL_AND, B(GE, x, dsc(&s, 0)), B(LE, x, one));
+        ct_tensor *bad = ok ? tmp(&s, ct_any(U(LOGICAL_NOT, ok), 0, NULL, false)) : NULL;
+        ct_tensor *host = bad ? tmp(&s, ct_to_device(bad, ct_device_cpu())) : NULL;
+        if (host == NULL ||
+            check_range(ct_scalar_to_int(ct_tensor_item_at(host, 0)) != 0) < 0) {
+            goto done;
+        }
+    }
+    ct_tensor *d = B(SUB, x, y);
     if (grad == NULL) {
-        ct_tensor *sq = ct_mul(d, d);
-        r = sq == NULL || reduction == CT_REDUCTION_NONE ? sq
-            : reduction == CT_REDUCTION_MEAN ? ct_mean(sq, 0, NULL, false, CT_DTYPE_COUNT)
-                                             : ct_sum(sq, 0, NULL, false, CT_DTYPE_COUNT);
-        if (r != sq) {
-            ct_tensor_decref(sq);
+        switch (op) {
+        case CT_PLOSS_MSE:
+            r = B(MUL, d, d);
+            break;
+        case CT_PLOSS_SMOOTH_L1: {
+            ct_tensor *z = U(ABS, d), *ps = dsc(&s, p);
+            r = dwhere(&s, B(LT, z, ps), B(DIV, B(MUL, B(MUL, dsc(&s, 0.5), z), z), ps),
+                       B(SUB, z, dsc(&s, 0.5 * p)));
+            break;
+        }
+        case CT_PLOSS_HUBER: {
+            ct_tensor *z = U(ABS, d), *ps = dsc(&s, p);
+            r = dwhere(&s, B(LT, z, ps), B(MUL, B(MUL, dsc(&s, 0.5), z), z),
+                       B(MUL, ps, B(SUB, z, dsc(&s, 0.5 * p))));
+            break;
+        }
+        case CT_PLOSS_BCE:
+            r = B(SUB, B(MUL, B(SUB, y, one), dmax(&s, U(LOG1P, U(NEG, x)), -100)),
+                  B(MUL, y, dmax(&s, U(LOG, x), -100)));
+            r = w != NULL ? B(MUL, r, w) : r;
+            break;
+        case CT_PLOSS_BCE_LOGITS: {
+            ct_tensor *nx = U(NEG, x);
+            ct_tensor *m = dmax(&s, nx, 0);
+            ct_tensor *lse = U(LOG, B(ADD, U(EXP, U(NEG, m)), U(EXP, B(SUB, nx, m))));
+            ct_tensor *a = B(MUL, B(SUB, one, y), x);
+            if (q != NULL) {
+                ct_tensor *lw = B(ADD, B(MUL, B(SUB, q, one), y), one);
+                r = B(ADD, a, B(MUL, lw, B(ADD, lse, m)));
+            }
+            else {
+                r = B(ADD, B(ADD, a, m), lse);
+            }
+            r = w != NULL ? B(MUL, r, w) : r;
+            break;
+        }
+        default:
+            break;
+        }
+        if (r != NULL && reduction != CT_REDUCTION_NONE) {
+            /* the CPU adds in double */
+            ct_tensor *e = tmp(&s, ct_expand(r, ndim, shape));
+            ct_tensor *dd = in_dtype(&s, e, CT_DTYPE_FLOAT64);
+            r = dd == NULL ? NULL
+                : tmp(&s, mean ? ct_mean(dd, 0, NULL, false, CT_DTYPE_COUNT)
+                               : ct_sum(dd, 0, NULL, false, CT_DTYPE_COUNT));
         }
     }
     else {
-        double k = reduction == CT_REDUCTION_MEAN ? 2. / (double)x->numel : 2.;
-        ct_tensor *ks = ct_scalar_tensor(ct_scalar_float(k));
-        ct_tensor *dk = ks ? ct_mul(d, ks) : NULL;
-        r = dk ? ct_mul(dk, grad) : NULL;
-        ct_tensor_decref(ks);
-        ct_tensor_decref(dk);
+        double k = mean ? 1. / (double)n : 1.;
+        ct_tensor *div = dsc(&s, mean ? (double)n : 1.);
+        switch (op) {
+        case CT_PLOSS_MSE:
+            r = B(MUL, B(MUL, dsc(&s, 2 * k), d), g);
+            break;
+        case CT_PLOSS_SMOOTH_L1:
+        case CT_PLOSS_HUBER: {
+            ct_tensor *mul = dsc(&s, k), *ps = dsc(&s, p);
+            ct_tensor *mg = B(MUL, mul, g), *nmg = B(MUL, dsc(&s, -k), g);
+            ct_tensor *mid = B(MUL, B(MUL, mul, d), g);
+            if (op == CT_PLOSS_SMOOTH_L1) {
+                mid = B(DIV, mid, ps);
+            }
+            else {
+                mg = B(MUL, mg, ps);
+                nmg = B(MUL, nmg, ps);
+            }
+            r = dwhere(&s, B(LE, d, dsc(&s, -p)), nmg, dwhere(&s, B(GE, d, ps), mg, mid));
+            break;
+        }
+        case CT_PLOSS_BCE:
+            if (wrt_target) {
+                r = B(MUL, U(NEG, U(LOG, B(DIV, x, B(SUB, one, x)))), g);
+            }
+            else {
+                r = B(DIV, B(MUL, g, d), dmax(&s, B(MUL, B(SUB, one, x), x), 1e-12));
+            }
+            r = w != NULL ? B(MUL, r, w) : r;
+            r = B(DIV, r, div);
+            break;
+        case CT_PLOSS_BCE_LOGITS:
+            if (wrt_target) {
+                r = q != NULL ? B(SUB, dlog_sigmoid(&s, U(NEG, x)),
+                                  B(MUL, dlog_sigmoid(&s, x), q))
+                              : U(NEG, x);
+            }
+            else {
+                ct_tensor *sg = B(DIV, one, B(ADD, one, U(EXP, U(NEG, x))));
+                if (q != NULL) {
+                    ct_tensor *t = B(MUL, q, y);
+                    r = B(SUB, B(MUL, B(SUB, B(ADD, t, one), y), sg), t);
+                }
+                else {
+                    r = B(SUB, sg, y);
+                }
+            }
+            r = B(MUL, r, g);
+            r = w != NULL ? B(MUL, r, w) : r;
+            r = B(DIV, r, div);
+            break;
+        default:
+            break;
+        }
+        r = r != NULL ? tmp(&s, ct_expand(r, ndim, shape)) : NULL;
     }
-    ct_tensor_decref(d);
+#undef B
+#undef U
+    if (r != NULL) {
+        r = grad == NULL && reduction != CT_REDUCTION_NONE
+                ? tmp(&s, ct_to_dtype(r, dt, false))
+                : result(&s, r, dt, ndim, shape);
+        r = give(r);
+    }
+done:
+    temps_free(&s);
     return r;
 }
 
@@ -568,7 +735,7 @@ ct_pointwise_loss(ct_ploss_op op, const ct_tensor *input, const ct_tensor *targe
                   const ct_ploss_args *args, ct_reduction reduction)
 {
     if (ct__is_device(input) || ct__is_device(target)) {
-        return device_mse(op, NULL, input, target, reduction, false);
+        return device_ploss(op, NULL, input, target, args, reduction, false);
     }
     pprep pp;
     ct_tensor *out = NULL;
@@ -608,7 +775,7 @@ ct_pointwise_loss_backward(ct_ploss_op op, const ct_tensor *grad,
                            bool wrt_target)
 {
     if (ct__is_device(grad) || ct__is_device(input) || ct__is_device(target)) {
-        return device_mse(op, grad, input, target, reduction, wrt_target);
+        return device_ploss(op, grad, input, target, args, reduction, wrt_target);
     }
     pprep pp;
     ct_tensor *out = NULL;

@@ -1519,7 +1519,8 @@ ct_reduce(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
     }
     if (ct__reduce_check_numeric(name, t) < 0 ||
         (ct__is_device(t) && device_reduce_op(op) == CT_CUDA_REDUCE_COUNT &&
-         op != CT_REDUCE_NORM && op != CT_REDUCE_COUNT_NONZERO &&
+         op != CT_REDUCE_NORM && op != CT_REDUCE_COUNT_NONZERO && op != CT_REDUCE_VAR &&
+         op != CT_REDUCE_STD && op != CT_REDUCE_LOGSUMEXP &&
          ct__no_device_kernel(t) < 0)) {
         return NULL;
     }
@@ -1587,8 +1588,18 @@ ct_reduce(ct_reduce_op op, const ct_tensor *t, int ndims, const int64_t *dims,
         return out;
     }
     if (ct__is_device(in)) {
-        out = op == CT_REDUCE_NORM ? device_norm(in, args ? args->p : 2, mask, keepdim, odt)
-                                   : device_reduce(op, in, mask, keepdim, odt, indices);
+        if (op == CT_REDUCE_VAR || op == CT_REDUCE_STD) {
+            out = ct__device_var(in, mask, keepdim, args ? args->correction : 1,
+                                 op == CT_REDUCE_STD, odt, indices);
+        }
+        else if (op == CT_REDUCE_LOGSUMEXP) {
+            out = ct__device_logsumexp(in, mask, keepdim, odt);
+        }
+        else {
+            out = op == CT_REDUCE_NORM ? device_norm(in, args ? args->p : 2, mask, keepdim,
+                                                     odt)
+                                       : device_reduce(op, in, mask, keepdim, odt, indices);
+        }
         ct_tensor_decref(in);
         return out;
     }

@@ -429,7 +429,7 @@ def case_reductions():
     close(i.cuda().sum(0), i.sum(0))
     close(i.cuda().prod(1), i.prod(1))
     close(torch.zeros(0, 3, device="cuda").sum(0), torch.zeros(3))
-    raises(NotImplementedError, lambda: y.std())
+    close(y.std(), x.std(), 1e-6)
 
 
 def case_matmul_family():
@@ -2361,6 +2361,196 @@ def case_partial_views_and_pad_gradients_on_device():
         assert xd.grad.device == torch.device("cuda", 0), (k, xd.grad.device)
         assert (xd.grad.cpu() - xc.grad).abs().max().item() < 1e-5, k
         assert abs(yd.item() - yc.item()) < 1e-4 * max(1, abs(yc.item())), k
+
+
+def _loss_calls(F):
+    """(name, fn(x, y, **tensors), needs x in [0, 1]) for every pointwise loss."""
+    return [
+        ("mse", lambda x, y, r, w=None, q=None: F.mse_loss(x, y, reduction=r), False),
+        ("smooth_l1", lambda x, y, r, w=None, q=None:
+            F.smooth_l1_loss(x, y, reduction=r, beta=0.75), False),
+        ("smooth_l1_b0", lambda x, y, r, w=None, q=None:
+            F.smooth_l1_loss(x, y, reduction=r, beta=0.0), False),
+        ("huber", lambda x, y, r, w=None, q=None:
+            F.huber_loss(x, y, reduction=r, delta=0.6), False),
+        ("bce", lambda x, y, r, w=None, q=None:
+            F.binary_cross_entropy(x, y, weight=w, reduction=r), True),
+        ("bce_logits", lambda x, y, r, w=None, q=None:
+            F.binary_cross_entropy_with_logits(x, y, weight=w, reduction=r,
+                                               pos_weight=q), False),
+    ]
+
+
+def case_pointwise_losses_on_device():
+    """Every pointwise loss, forward and backward (input and target), on the
+    device equals ctorch's CPU results."""
+    base = torch.tensor([[0.05, 0.9, 0.5, 0.0], [1.0, 0.3, 0.7, 0.2], [0.45, 0.6, 0.99, 0.01]])
+    tgt = torch.tensor([[0.0, 1.0, 0.25, 0.5], [1.0, 0.0, 0.7, 0.9], [0.3, 1.0, 0.0, 0.2]])
+    wts = torch.tensor([0.5, 2.0, 1.0, 0.0])
+    pos = torch.tensor([[3.0], [0.5], [1.0]])
+    for dtype in (torch.float32, torch.float64, torch.float16):
+        tol = 1e-6 if dtype == torch.float32 else 1e-12 if dtype == torch.float64 else 1e-3
+        for name, fn, unit in _loss_calls(F):
+            if name == "bce" and dtype == torch.float16:
+                continue
+            for r in ("none", "mean", "sum"):
+                for with_w in (False, True) if name.startswith("bce") else (False,):
+                    x = base if unit else (base - 0.5) * 6
+                    x, y = x.to(dtype), tgt.to(dtype)
+                    w = wts.to(dtype) if with_w else None
+                    q = pos.to(dtype) if with_w and name == "bce_logits" else None
+                    xc = x.clone().requires_grad_()
+                    yc = y.clone().requires_grad_()
+                    xd = x.cuda().requires_grad_()
+                    yd = y.cuda().requires_grad_()
+                    want = fn(xc, yc, r, w, q)
+                    got = fn(xd, yd, r, w.cuda() if w is not None else None,
+                             q.cuda() if q is not None else None)
+                    close(got.detach(), want.detach(), tol)
+                    g = torch.linspace(-1, 2, want.numel()).reshape(want.shape).to(dtype)
+                    want.backward(g)
+                    got.backward(g.cuda())
+                    close(xd.grad, xc.grad, tol)
+                    if name != "bce":       # (the CPU: target gradient of bce too)
+                        close(yd.grad, yc.grad, tol)
+    # the same without autograd
+    x, y = (base - 0.5) * 6, tgt
+    for r in ("none", "mean", "sum"):
+        for name, fn, unit in _loss_calls(F):
+            xi = base if unit else x
+            want = fn(xi, y, r)
+            close(fn(xi.cuda(), y.cuda(), r), want, 1e-6)
+    # broadcasting (with PyTorch's warning on size mismatch), weight broadcast
+    import warnings
+    xb, yb = torch.tensor([[0.2], [0.8]]), torch.tensor([0.1, 0.9, 0.5])
+    warnings.filterwarnings("ignore", "Using a target size")
+    for name, fn, unit in _loss_calls(F):
+        for r in ("none", "sum"):
+            if name.startswith("bce"):
+                xx, yy = xb.expand(2, 3).contiguous(), yb.expand(2, 3).contiguous()
+                close(fn(xx.cuda(), yy.cuda(), r, wts[:3].cuda()), fn(xx, yy, r, wts[:3]), 1e-6)
+            else:
+                close(fn(xb.cuda(), yb.cuda(), r), fn(xb, yb, r), 1e-6)
+    # empty tensors: 'mean' NaN, 'sum' 0
+    e = torch.zeros(0, 3)
+    for name, fn, unit in _loss_calls(F):
+        for r in ("none", "mean", "sum"):
+            close(fn(e.cuda(), e.cuda(), r), fn(e, e, r))
+    # extremes: BCE's log clamped at -100, logits far out
+    xe = torch.tensor([0.0, 1.0, 1e-30, 1.0 - 1e-7])
+    ye = torch.tensor([1.0, 0.0, 1.0, 0.0])
+    close(F.binary_cross_entropy(xe.cuda(), ye.cuda(), reduction="none"),
+          F.binary_cross_entropy(xe, ye, reduction="none"), 1e-6)
+    xl = torch.tensor([-200.0, 200.0, 0.0, 30.0])
+    close(F.binary_cross_entropy_with_logits(xl.cuda(), ye.cuda(), reduction="none",
+                                             pos_weight=torch.tensor(2.0).cuda()),
+          F.binary_cross_entropy_with_logits(xl, ye, reduction="none",
+                                             pos_weight=torch.tensor(2.0)), 1e-6)
+    # bad input: the CPU's errors
+    for bad in (torch.tensor([0.5, 1.5]), torch.tensor([-0.1, 0.5]),
+                torch.tensor([float("nan"), 0.5])):
+        text = raises(RuntimeError, lambda: F.binary_cross_entropy(bad, torch.ones(2)))
+        raises(RuntimeError, lambda: F.binary_cross_entropy(bad.cuda(), torch.ones(2).cuda()),
+               text)
+    calls = [
+        lambda d: F.smooth_l1_loss(torch.ones(2, device=d), torch.ones(2, device=d), beta=-1.0),
+        lambda d: F.huber_loss(torch.ones(2, device=d), torch.ones(2, device=d), delta=0.0),
+        lambda d: F.binary_cross_entropy(torch.ones(2, device=d).half(),
+                                         torch.ones(2, device=d).half()),
+        lambda d: F.binary_cross_entropy(torch.ones(2, device=d),
+                                         torch.ones(2, device=d).double()),
+        lambda d: F.binary_cross_entropy_with_logits(torch.ones(2, device=d),
+                                                     torch.ones(2, device=d).long()),
+        lambda d: F.mse_loss(torch.ones(2, device=d).long(), torch.ones(2, device=d).long()),
+    ]
+    xm = torch.rand(3).cuda()
+    for name, fn, unit in _loss_calls(F):
+        raises(RuntimeError, lambda: fn(xm, torch.rand(3), "mean"),
+               "Expected all tensors to be on the same device, but found at least two "
+               "devices, cuda:0 and cpu!")
+    for k, call in enumerate(calls):
+        try:
+            call("cpu")
+        except (RuntimeError, ValueError) as e:
+            raises(type(e), lambda: call("cuda"), str(e))
+        else:
+            raise AssertionError("no error on the CPU: %d" % k)
+
+
+def case_var_std_logsumexp_on_device():
+    """var / std / var_mean / std_mean and logsumexp on the device, and
+    their gradients, equal ctorch's CPU results."""
+    inf, nan = float("inf"), float("nan")
+    x = torch.tensor([[[1.5, -2.0, 3.0, 0.25], [4.0, 5.5, -6.0, 1.0], [0.0, 2.0, 2.0, -1.0]],
+                      [[7.0, 8.0, -9.5, 3.0], [1.0, 1.0, 1.0, 1.0], [-3.0, 0.5, 6.0, 2.0]]])
+    for dtype in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+        tol = 1e-12 if dtype == torch.float64 else 1e-6 if dtype == torch.float32 else 0
+        xt = x.to(dtype)
+        y = xt.cuda()
+        for dims in (None, 0, 1, (0, 2), (-1, 1), (0, 1, 2)):
+            for keepdim in (False, True):
+                for correction in (0, 1, 2, 5):
+                    args = () if dims is None else (dims,)
+                    kw = dict(keepdim=keepdim, correction=correction)
+                    close(y.var(*args, **kw), xt.var(*args, **kw), tol)
+                    close(y.std(*args, **kw), xt.std(*args, **kw), tol)
+                    for fn in (torch.var_mean, torch.std_mean):
+                        a, b = fn(y, *args, **kw)
+                        c, d = fn(xt, *args, **kw)
+                        close(a, c, tol)
+                        close(b, d, tol)
+                if dtype != torch.float16:      # (no CPU kernel)
+                    dd = () if dims is None else dims
+                    if dims is None:
+                        dd = (0, 1, 2)
+                    close(torch.logsumexp(y, dd, keepdim),
+                          torch.logsumexp(xt, dd, keepdim), tol)
+    raises(RuntimeError, lambda: torch.logsumexp(x.half(), 1),
+           raises(RuntimeError, lambda: torch.logsumexp(x.half().cuda(), 1)))
+    # integers: var refused as on the CPU, logsumexp in the default dtype
+    i = torch.arange(12).reshape(3, 4)
+    close(torch.logsumexp(i.cuda(), 1), torch.logsumexp(i, 1), 1e-6)
+    for call in (lambda t: t.var(), lambda t: t.std(0), lambda t: torch.var_mean(t, 1),
+                 lambda t: torch.std_mean(t)):
+        text = raises(RuntimeError, lambda: call(i))
+        raises(RuntimeError, lambda: call(i.cuda()), text)
+    raises(IndexError, lambda: x.cuda().var(3), raises(IndexError, lambda: x.var(3)))
+    # infinities and NaN
+    s = torch.tensor([[1.0, 2.0, 3.0], [-inf, -inf, -inf], [inf, 1.0, 2.0], [nan, 1.0, inf],
+                      [1000.0, 1000.0, -inf], [inf, -inf, 0.0], [-inf, 0.0, -inf]])
+    close(torch.logsumexp(s.cuda(), 1), torch.logsumexp(s, 1), 1e-6)
+    close(torch.logsumexp(s.cuda(), 0, True), torch.logsumexp(s, 0, True), 1e-6)
+    close(s.cuda().var(1), s.var(1), 1e-6)
+    close(s.cuda().std(0), s.std(0), 1e-6)
+    # empty
+    for e in (torch.zeros(0, 3), torch.zeros(2, 0)):
+        for d in (0, 1):
+            close(e.cuda().var(d), e.var(d))
+            close(e.cuda().std(d, keepdim=True), e.std(d, keepdim=True))
+            close(torch.logsumexp(e.cuda(), d), torch.logsumexp(e, d))
+            a, b = torch.var_mean(e.cuda(), d)
+            c, dd = torch.var_mean(e, d)
+            close(a, c)
+            close(b, dd)
+    close(torch.zeros(0).cuda().var(), torch.zeros(0).var())
+    close(torch.logsumexp(torch.zeros(0).cuda(), 0), torch.logsumexp(torch.zeros(0), 0))
+    # gradients on the device
+    xr = x.double().requires_grad_()
+    yr = x.double().cuda().requires_grad_()
+    fns = [lambda t: t.var(1), lambda t: t.std((0, 2), keepdim=True),
+           lambda t: t.var(correction=0), lambda t: torch.logsumexp(t, 1),
+           lambda t: torch.logsumexp(t, (0, 2), True),
+           lambda t: sum(torch.var_mean(t, 1)), lambda t: sum(torch.std_mean(t, 2)),
+           lambda t: torch.std_mean(t, 0)[1]]
+    for fn in fns:
+        want = fn(xr)
+        got = fn(yr)
+        g = torch.linspace(-1, 1, want.numel()).reshape(want.shape).double()
+        want.backward(g)
+        got.backward(g.cuda())
+        close(yr.grad, xr.grad, 1e-12)
+        xr.grad = None
+        yr.grad = None
 
 
 if __name__ == "__main__":
