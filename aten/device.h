@@ -176,6 +176,13 @@ ct_tensor *ct__device_var(const ct_tensor *in, const bool *mask, bool keepdim,
 ct_tensor *ct__device_logsumexp(const ct_tensor *in, const bool *mask, bool keepdim,
                                 ct_dtype odt);
 
+/* aten/device_activation.c: the piecewise-linear parametrized activations
+ * (leaky_relu, hardtanh, threshold) on x's device: order 0 the function of
+ * x, 1 grad * f'(x), 2 grad * f''(x), in x's dtype and shape (the others:
+ * NotImplementedError). */
+ct_tensor *ct__device_activation(ct_act_op op, int order, const ct_tensor *grad,
+                                 const ct_tensor *x, const double *p);
+
 /* aten/device_pool.c: 2-d pooling on a device, called by the entry points
  * of aten/cpu/pool.c after their checks, with their arguments; (oh, ow)
  * is the output size they computed.  Inputs [C, H, W] or [N, C, H, W];

@@ -374,6 +374,19 @@ ct_tensor *
 ct_activation(ct_act_op op, const ct_tensor *t, const double *p, ct_tensor *out,
               ct_out_mode mode)
 {
+    if (ct__is_device(t) && (out == NULL || out == t)) {
+        ct_tensor *r = find_loop(fwd_loops, op, t->dtype) != NULL
+                           ? ct__device_activation(op, 0, NULL, t, p) : NULL;
+        if (r != NULL && mode == CT_OUT_INPLACE) {
+            int rc = ct_copy_(out, r);
+            ct_tensor_decref(r);
+            r = rc == 0 ? out : NULL;
+            if (r != NULL) {
+                ct_tensor_incref(r);
+            }
+        }
+        return r;
+    }
     if (ct__host_only((const ct_tensor *const[]){t, out}, 2) < 0) {
         return NULL;
     }
@@ -438,6 +451,10 @@ ct_tensor *
 ct_activation_backward(ct_act_op op, const ct_tensor *grad, const ct_tensor *x,
                        const double *p)
 {
+    if (ct__is_device(x) && ct__same_device((const ct_tensor *const[]){grad, x}, 2) == 0) {
+        return find_loop(bwd_loops, op, x->dtype) != NULL
+                   ? ct__device_activation(op, 1, grad, x, p) : NULL;
+    }
     if (ct__host_only((const ct_tensor *const[]){grad, x}, 2) < 0) {
         return NULL;
     }
@@ -448,6 +465,10 @@ ct_tensor *
 ct_activation_backward2(ct_act_op op, const ct_tensor *grad, const ct_tensor *x,
                         const double *p)
 {
+    if (ct__is_device(x) && ct__same_device((const ct_tensor *const[]){grad, x}, 2) == 0) {
+        return find_loop(bwd2_loops, op, x->dtype) != NULL
+                   ? ct__device_activation(op, 2, grad, x, p) : NULL;
+    }
     if (ct__host_only((const ct_tensor *const[]){grad, x}, 2) < 0) {
         return NULL;
     }

@@ -2553,5 +2553,39 @@ def case_var_std_logsumexp_on_device():
         yr.grad = None
 
 
+def case_piecewise_activations_on_device():
+    """leaky_relu, hardtanh (relu6) and threshold on the device: values and
+    gradients bit for bit the CPU's, NaN and infinities included; the
+    smooth activations still refuse."""
+    base = torch.tensor([[-3.0, -1.0, -0.25, 0.0, 0.5, 1.0, 2.0, 7.0, float("nan"),
+                          float("inf"), -float("inf"), 0.99]])
+    calls = [lambda t: F.leaky_relu(t, 0.1), lambda t: F.hardtanh(t, -0.5, 1.0),
+             lambda t: F.relu6(t), lambda t: F.threshold(t, 0.5, -2.0),
+             lambda t: F.hardtanh(t, 2.0, 1.0), lambda t: F.leaky_relu(t.clone(), 0.2, True),
+             lambda t: torch.nn.LeakyReLU(0.3)(t)]
+    for dt in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+        for k, f in enumerate(calls):
+            rg = dt in (torch.float32, torch.float64)
+            xc = base.to(dt).clone().requires_grad_(rg)
+            xd = base.to(dt).clone().cuda().requires_grad_(rg)
+            yc, yd = f(xc), f(xd)
+            same(yd.detach(), yc.detach())
+            if rg:
+                g = torch.linspace(-1, 1, 12).reshape(1, 12).to(dt)
+                yc.backward(g)
+                yd.backward(g.cuda())
+                same(xd.grad, xc.grad)
+    xi = torch.tensor([-5, 0, 3, 9])
+    same(F.hardtanh(xi.cuda(), -2, 4), F.hardtanh(xi, -2, 4))
+    same(F.threshold(xi.cuda(), 1, 7), F.threshold(xi, 1, 7))
+    # second derivative (0) on the device
+    x = base.cuda().requires_grad_()
+    (gx,) = torch.autograd.grad(F.leaky_relu(x, 0.1).sum(), x, create_graph=True)
+    (ggx,) = torch.autograd.grad((gx * gx).sum(), x, allow_unused=True)
+    assert ggx is None or ggx.device.type == "cuda"
+    raises(NotImplementedError, lambda: F.elu(base.cuda()))
+    raises(NotImplementedError, lambda: F.softplus(base.cuda()))
+
+
 if __name__ == "__main__":
     main()
