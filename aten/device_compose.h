@@ -107,16 +107,18 @@ result(temps *s, const ct_tensor *t, ct_dtype dt, int nd, const int64_t *sizes)
     return c != NULL ? ct_reshape(c, nd, sizes) : NULL;
 }
 
-/* The end of a three-result composite: on error (rc < 0) the results made
- * so far are released and NULLed; rc passes through. */
+/* The end of a composite of up to three results (a NULL slot: a result
+ * not asked for): on error (rc < 0) the results made so far are released
+ * and NULLed; rc passes through. */
 static inline int
 settle(int rc, ct_tensor **a, ct_tensor **b, ct_tensor **c)
 {
-    if (rc < 0) {
-        ct_tensor_decref(*a);
-        ct_tensor_decref(*b);
-        ct_tensor_decref(*c);
-        *a = *b = *c = NULL;
+    ct_tensor **r[3] = {a, b, c};
+    for (int k = 0; rc < 0 && k < 3; k++) {
+        if (r[k] != NULL) {
+            ct_tensor_decref(*r[k]);
+            *r[k] = NULL;
+        }
     }
     return rc;
 }

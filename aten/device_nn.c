@@ -191,16 +191,10 @@ ct__device_nll_loss(const ct_tensor *input, const ct_tensor *target, const ct_te
                                                       : sum);
         *total_weight = give(tw);
     }
-    if (*output == NULL || *total_weight == NULL) {
-        ct_tensor_decref(*output);
-        ct_tensor_decref(*total_weight);
-        *output = *total_weight = NULL;
-        goto done;
-    }
-    rc = 0;
+    rc = *output != NULL && *total_weight != NULL ? 0 : -1;
 done:
     temps_free(&s);
-    return rc;
+    return settle(rc, output, total_weight, NULL);
 }
 
 ct_tensor *

@@ -228,7 +228,8 @@ max_common(win_kind kind, const ct_tensor *input, const ct_pool_params *p, int64
     if (input->numel == 0 || oh * ow == 0) {
         *out = empty_planes(input, oh, ow, input->dtype);
         *indices = empty_planes(input, oh, ow, CT_DTYPE_INT64);
-        goto check;
+        rc = *out != NULL && *indices != NULL ? 0 : -1;
+        goto done;
     }
     if (win_build(&s, kind, p, input->sizes[nd - 2], input->sizes[nd - 1], oh, ow, true,
                   dev, &w) < 0) {
@@ -252,17 +253,10 @@ max_common(win_kind kind, const ct_tensor *input, const ct_pool_params *p, int64
     }
     *out = finish(&s, vals, input, oh, ow, input->dtype);
     *indices = *out != NULL ? finish(&s, ix, input, oh, ow, CT_DTYPE_INT64) : NULL;
-check:
-    if (*out == NULL || *indices == NULL) {
-        ct_tensor_decref(*out);
-        ct_tensor_decref(*indices);
-        *out = *indices = NULL;
-        goto done;
-    }
-    rc = 0;
+    rc = *out != NULL && *indices != NULL ? 0 : -1;
 done:
     temps_free(&s);
-    return rc;
+    return settle(rc, out, indices, NULL);
 }
 
 int

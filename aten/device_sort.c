@@ -399,14 +399,12 @@ select_sorted(const ct_tensor *t, int d, bool descending, int64_t start, int64_t
               ct_tensor **values, ct_tensor **indices)
 {
     temps s = {0};
-    ct_tensor *none = NULL;
     if (values != NULL) {
         *values = NULL;
     }
     *indices = NULL;
     if (t->numel == 0 || len == 0) {
-        return settle(empty_pair(t, nd, sizes, values, indices),
-                      values != NULL ? values : &none, indices, &none);
+        return settle(empty_pair(t, nd, sizes, values, indices), values, indices, NULL);
     }
     ct_tensor *x = rows_of(&s, t, d);
     ct_tensor *order = x != NULL ? sort_rows(&s, x, descending) : NULL;
@@ -429,7 +427,7 @@ select_sorted(const ct_tensor *t, int d, bool descending, int64_t start, int64_t
         rc = *indices != NULL && (values == NULL || *values != NULL) ? 0 : -1;
     }
     temps_free(&s);
-    return settle(rc, values != NULL ? values : &none, indices, &none);
+    return settle(rc, values, indices, NULL);
 }
 
 int
