@@ -54,11 +54,11 @@ true_positions(temps *s, const ct_tensor *flat)
     if (n > 0) {
         /* the one read: the running count's last value */
         ct_tensor *last = tmp(s, ct_narrow(rows, 0, n - 1, 1));
-        ct_tensor *h = last != NULL ? tmp(s, ct_to_device(last, ct_device_cpu())) : NULL;
-        if (h == NULL) {
+        ct_scalar v;
+        if (last == NULL || ct_tensor_item(last, &v) < 0) {
             return NULL;
         }
-        count = ct_scalar_to_int(ct_tensor_item_at(h, 0));
+        count = ct_scalar_to_int(v);
     }
     int64_t nrows = count + 1;
     ct_tensor *row = bin(s, CT_BINARY_SUB, rows, one);

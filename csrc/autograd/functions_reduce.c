@@ -165,14 +165,10 @@ static int64_t
 count_zeros(const ct_tensor *t)
 {
     ct_tensor *c = ct_count_nonzero(t, 0, NULL);
-    ct_tensor *h = c != NULL ? ct_to_device(c, ct_device_cpu()) : NULL;   /* one read */
+    ct_scalar v;
+    int rc = c != NULL ? ct_tensor_item(c, &v) : -1;   /* a device count: one read */
     ct_tensor_decref(c);
-    if (h == NULL) {
-        return -1;
-    }
-    int64_t nz = ct_scalar_to_int(ct_tensor_item_at(h, 0));
-    ct_tensor_decref(h);
-    return t->numel - nz;
+    return rc < 0 ? -1 : t->numel - ct_scalar_to_int(v);
 }
 
 /* Finish a one-input formula: r (owned by f, NULL on error) summed and

@@ -195,15 +195,14 @@ basic_view(ct_tensor *t, PyObject *index, ct_tensor **adv, int *nadv)
                     }
                 }
                 if (x->ndim == 0) {
-                    /* a 0-d mask adds a dim of size 1 or 0, like True/False;
-                     * read on the host (a device mask: one copy) */
-                    ct_tensor *h = ct_to_device(x, ct_device_cpu());
-                    bool keep = h != NULL && ct_scalar_to_int(ct_tensor_item_at(h, 0)) != 0;
-                    ct_tensor_decref(h);
-                    if (h == NULL) {
+                    /* a 0-d mask adds a dim of size 1 or 0, like True/False
+                     * (ct_tensor_item reads a device mask through a copy) */
+                    ct_scalar mv;
+                    if (ct_tensor_item(x, &mv) < 0) {
                         ctpy_raise();
                         goto fail;
                     }
+                    bool keep = ct_scalar_to_int(mv) != 0;
                     next = ctag_unsqueeze(cur, dim);
                     if (next != NULL && !keep) {
                         ct_tensor *empty = ct_narrow(next, dim, 0, 0);
