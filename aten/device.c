@@ -523,10 +523,8 @@ ct__device_random(ct_tensor *t, ct_generator *gen, ct_cuda_random_op op, double 
                   uint64_t range, int64_t base)
 {
     ct_device dev = ct_tensor_device(t);
-    if (gen != NULL && ct_generator_device(gen).type != dev.type) {
-        return ct_error(CT_ERR_RUNTIME, "Expected a '%s' device type for generator but "
-                        "found '%s'", ct_device_type_name(dev.type),
-                        ct_device_type_name(ct_generator_device(gen).type));
+    if (gen != NULL && ct__gen_check_device(gen, dev.type) < 0) {
+        return -1;
     }
     ct_generator *g = gen != NULL ? gen : ct_cuda_default_generator(dev.index);
     if (g == NULL || ct__check_writable(t) < 0) {

@@ -213,13 +213,20 @@ ct_generator_device(const ct_generator *g)
 }
 
 int
-ct__gen_check_cpu(const ct_generator *gen)
+ct__gen_check_device(const ct_generator *gen, ct_device_type want)
 {
-    if (gen != NULL && gen->device.type != CT_DEVICE_CPU) {
-        return ct_error(CT_ERR_RUNTIME, "Expected a 'cpu' device type for generator but "
-                        "found '%s'", ct_device_type_name(gen->device.type));
+    ct_device_type have = ct_generator_device(gen).type;
+    if (have != want) {
+        return ct_error(CT_ERR_RUNTIME, "Expected a '%s' device type for generator but "
+                        "found '%s'", ct_device_type_name(want), ct_device_type_name(have));
     }
     return 0;
+}
+
+int
+ct__gen_check_cpu(const ct_generator *gen)
+{
+    return ct__gen_check_device(gen, CT_DEVICE_CPU);
 }
 
 /* Reseed; the lock is held.  A CUDA generator starts its offset over. */
@@ -284,10 +291,8 @@ ct_generator_random64(ct_generator *g)
 int
 ct_generator_copy(ct_generator *dst, ct_generator *src)
 {
-    ct_device_type dt = ct_generator_device(dst).type, st = ct_generator_device(src).type;
-    if (dt != st) {
-        return ct_error(CT_ERR_RUNTIME, "Expected a '%s' device type for generator but "
-                        "found '%s'", ct_device_type_name(dt), ct_device_type_name(st));
+    if (ct__gen_check_device(src, ct_generator_device(dst).type) < 0) {
+        return -1;
     }
     if (dst == src) {
         return 0;

@@ -52,9 +52,11 @@ struct ct_generator {
 
 /* Lock gen (NULL: the default generator) and return it. */
 ct_generator *ct__gen_acquire(ct_generator *gen);
-/* 0, or -1 with PyTorch's "Expected a 'cpu' device type for generator but
- * found 'cuda'" when gen is not a CPU generator (NULL is the default CPU
- * one): the CPU kernels' check before drawing. */
+/* 0, or -1 with PyTorch's "Expected a 'cuda' device type for generator but
+ * found 'cpu'" (the types named as they are) when gen (NULL: the default
+ * CPU one) is not of device type want. */
+int ct__gen_check_device(const ct_generator *gen, ct_device_type want);
+/* ct__gen_check_device for the CPU: the CPU kernels' check before drawing. */
 int ct__gen_check_cpu(const ct_generator *gen);
 /* The Philox seed and offset for a call taking `increment` draws per
  * thread (rounded up to a multiple of 4), the offset moved past them;
