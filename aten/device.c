@@ -287,6 +287,21 @@ ct__device_unary(ct_unary_op op, ct_tensor *out, const ct_tensor *in)
     return be->unary(ct_tensor_device(out).index, stream, op, &v[0], &v[1]);
 }
 
+int
+ct__device_activation_kernel(ct_act_op op, int order, ct_tensor *out, const ct_tensor *grad,
+                             const ct_tensor *x, const double *p)
+{
+    void *stream;
+    ct_cuda_view v[3];
+    ct_tensor *ops[3] = {out, (ct_tensor *)x, (ct_tensor *)grad};
+    const ct_cuda_backend *be = kernels_for(out, &stream);
+    if (be == NULL || views_of(order == 0 ? 2 : 3, ops, v) < 0) {
+        return -1;
+    }
+    return be->activation(ct_tensor_device(out).index, stream, (int)op, order, &v[0],
+                          order == 0 ? NULL : &v[2], &v[1], p);
+}
+
 ct_tensor *
 ct_pin_memory(const ct_tensor *t)
 {
@@ -543,6 +558,9 @@ ct__device_random(ct_tensor *t, ct_generator *gen, ct_cuda_random_op op, double 
     }
     int64_t per_block = ct_cuda_random_wide(op, t->dtype, range) ? 2 : 4;
     int64_t blocks = (t->numel - 1) / (args.threads * per_block) + 1;
+    if (op == CT_CUDA_RANDOM_POISSON) {
+        blocks = (int64_t)range; /* per element (Note [Device Poisson draws]) */
+    }
     ct__philox_reserve(g, (uint64_t)blocks * 4, &args.seed, &args.offset);
     return be->random(dev.index, stream, op, &v, &args);
 }

@@ -46,6 +46,11 @@ int ct__device_supports(ct_cuda_family family, int op, ct_dtype dtype, const ct_
 int ct__device_binary(ct_binary_op op, ct_tensor *out, const ct_tensor *a, const ct_tensor *b,
                       ct_scalar alpha);
 int ct__device_unary(ct_unary_op op, ct_tensor *out, const ct_tensor *in);
+/* out = activation op of x (order 0), or grad times its first (1) or
+ * second (2) derivative at x (the `activation` kernel); one floating dtype
+ * and out's shape throughout. */
+int ct__device_activation_kernel(ct_act_op op, int order, ct_tensor *out,
+                                 const ct_tensor *grad, const ct_tensor *x, const double *p);
 /* out = cond ? a : b; a and b in out's dtype, cond bool or uint8. */
 int ct__device_where(ct_tensor *out, const ct_tensor *cond, const ct_tensor *a,
                      const ct_tensor *b);
@@ -176,12 +181,9 @@ ct_tensor *ct__device_var(const ct_tensor *in, const bool *mask, bool keepdim,
 ct_tensor *ct__device_logsumexp(const ct_tensor *in, const bool *mask, bool keepdim,
                                 ct_dtype odt);
 
-/* aten/device_activation.c: the piecewise-linear parametrized activations
- * (leaky_relu, hardtanh, threshold) on x's device: order 0 the function of
- * x, 1 grad * f'(x), 2 grad * f''(x), in x's dtype and shape (the others:
- * NotImplementedError). */
-ct_tensor *ct__device_activation(ct_act_op op, int order, const ct_tensor *grad,
-                                 const ct_tensor *x, const double *p);
+/* aten/device_activation.c: hardtanh (op CT_ACT_HARDTANH) or threshold
+ * of an integer tensor on its device, in its dtype and shape. */
+ct_tensor *ct__device_int_activation(ct_act_op op, const ct_tensor *x, const double *p);
 
 /* aten/device_pool.c: 2-d pooling on a device, called by the entry points
  * of aten/cpu/pool.c after their checks, with their arguments; (oh, ow)
@@ -220,5 +222,67 @@ int ct__device_kthvalue(const ct_tensor *t, int64_t k, int dim, bool keepdim,
 int ct__device_median_dim(const ct_tensor *t, int64_t dim, bool keepdim, bool ignore_nan,
                           ct_tensor **values, ct_tensor **indices);
 ct_tensor *ct__device_median(const ct_tensor *t, bool ignore_nan);
+
+/* --- sampling on a device --- */
+/* aten/device_sampling.c, called by aten/cpu/random_*.c after their checks
+ * of the parameters.  ct__device_sample: a per-element sampler (op of the
+ * `random` kernel, parameters a and b) into t, or '"<name>" not
+ * implemented for '<dtype>'' unless supported (the CPU's table has t's
+ * dtype).  ct__device_randperm fills t (1-D, its dtype checked) with a
+ * permutation (Note [Device randperm]).  ct__device_multinomial fills
+ * result (int64, (k) or (rows, k) on probs' device) with samples drawn
+ * with replacement, after the CPU's checks of the probabilities (Note
+ * [Device multinomial]).  ct__device_poisson returns a new tensor of
+ * Poisson draws over rates (Note [Device Poisson draws]). */
+int ct__device_sample(ct_tensor *t, ct_generator *gen, bool supported, const char *name,
+                      ct_cuda_random_op op, double a, double b);
+int ct__device_randperm(ct_tensor *t, ct_generator *gen);
+int ct__device_multinomial(const ct_tensor *probs, int64_t k, ct_tensor *result,
+                           ct_generator *gen);
+ct_tensor *ct__device_poisson(const ct_tensor *rates, ct_generator *gen);
+
+/* --- counting and searching on a device --- */
+
+/* aten/device_count.c (Note [Device counting]): the ops of
+ * aten/cpu/sort_count.c, sort_unique.c and sort_search.c and mode on a
+ * device, called by their entry points after the checks that read no
+ * data, with their arguments and results.  unique, unique_consecutive and
+ * bincount read their result's size to the host (as PyTorch's CUDA ones
+ * do); histc takes its final range (the caller read the data's when
+ * min == max); searchsorted takes the promoted dtype and checks the
+ * devices with PyTorch's messages (a 0-dim CPU value stands as a number);
+ * mode takes dim wrapped and the line non-empty (Note [Device mode]). */
+int ct__device_unique(const ct_tensor *t, ct_tensor **values, ct_tensor **inverse,
+                      ct_tensor **counts);
+int ct__device_unique_consecutive(const ct_tensor *t, ct_tensor **values,
+                                  ct_tensor **inverse, ct_tensor **counts);
+/* unique(dim=) (consecutive: unique_consecutive(dim=)), dim wrapped, t
+ * not empty; unique's of a floating t with a NaN or -0.0 runs the CPU's
+ * kernel on a host copy (its std::sort leaves their order to libstdc++). */
+int ct__device_unique_dim(const ct_tensor *t, int dim, bool consecutive, ct_tensor **values,
+                          ct_tensor **inverse, ct_tensor **counts);
+ct_tensor *ct__device_bincount(const ct_tensor *t, const ct_tensor *weights,
+                               int64_t minlength);
+ct_tensor *ct__device_histc(const ct_tensor *t, int64_t bins, double min, double max);
+ct_tensor *ct__device_searchsorted(const ct_tensor *seq, const ct_tensor *values,
+                                   ct_dtype common, bool out_int32, bool right,
+                                   const ct_tensor *sorter);
+int ct__device_mode(const ct_tensor *t, int dim, bool keepdim, ct_tensor **values,
+                    ct_tensor **indices);
+
+/* --- shape and nn composites on a device --- */
+
+/* aten/device_shape.c: called by the CPU entry points after their checks,
+ * each a new reference or NULL with the error set.  triangle: tril (lower)
+ * or triu of t (ndim >= 2), contiguous; trace of a matrix t in the CPU's
+ * result dtype; nan_to_num of a floating t with its three values chosen;
+ * lerp of start and end (one floating dtype) and weight (converted to it),
+ * broadcast, Note [lerp on a device]. */
+ct_tensor *ct__device_triangle(const ct_tensor *t, int64_t diagonal, bool lower);
+ct_tensor *ct__device_trace(const ct_tensor *t);
+ct_tensor *ct__device_nan_to_num(const ct_tensor *t, double nan, double posinf,
+                                 double neginf);
+ct_tensor *ct__device_lerp(const ct_tensor *start, const ct_tensor *end,
+                           const ct_tensor *weight);
 
 #endif

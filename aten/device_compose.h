@@ -107,6 +107,28 @@ result(temps *s, const ct_tensor *t, ct_dtype dt, int nd, const int64_t *sizes)
     return c != NULL ? ct_reshape(c, nd, sizes) : NULL;
 }
 
+/* 0 .. n-1 as int64 on dev: a host arange copied over. */
+static inline ct_tensor *
+arange_on(temps *s, int64_t n, ct_device dev)
+{
+    ct_tensor *a = tmp(s, ct_arange(ct_scalar_int(0), ct_scalar_int(n), ct_scalar_int(1),
+                                    CT_DTYPE_INT64));
+    return a != NULL ? tmp(s, ct_to_device(a, dev)) : NULL;
+}
+
+/* src gathered along dim 1 through index, whose values are known to be in
+ * range (no check). */
+static inline ct_tensor *
+gathered(temps *s, const ct_tensor *src, const ct_tensor *index)
+{
+    if (src == NULL || index == NULL) {
+        return NULL;
+    }
+    ct_tensor *o = tmp(s, ct_empty(index->ndim, index->sizes, src->dtype,
+                                   ct_tensor_device(src)));
+    return o != NULL && ct__device_gather(o, src, index, 1) == 0 ? o : NULL;
+}
+
 /* The end of a composite of up to three results (a NULL slot: a result
  * not asked for): on error (rc < 0) the results made so far are released
  * and NULLed; rc passes through. */

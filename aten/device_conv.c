@@ -1,7 +1,7 @@
-/* aten/device_conv.c -- convolution (forward and backward, 1 or 2 spatial
- * dims, groups, stride, padding, dilation) on a CUDA device, composed of
- * the device's gather, scatter_add and cuBLAS kernels until the part has
- * cuDNN.
+/* aten/device_conv.c -- convolution and transposed convolution (forward
+ * and backward, 1 or 2 spatial dims, groups, stride, padding, dilation) and
+ * unfold / fold on a CUDA device, composed of the device's gather,
+ * scatter_add and cuBLAS kernels until the part has cuDNN.
  *
  * Note [Convolution on a device]
  * It is Note [Convolution as gemm] (conv.c) with the column matrix made by
@@ -17,6 +17,14 @@
  *   bias grad      the sum of dy over n and the positions
  * as batched matrix products over (n, g).  The columns cost
  * cg * kh * kw * oh * ow elements per sample, as the CPU's im2col does.
+ * A transposed convolution reads the same products the other way (Note
+ * [Convolution as gemm]): its forward is the input-grad product (plus
+ * bias), its input gradient the forward product, its weight gradient the
+ * weight product with the input as the narrow side and the output
+ * gradient as the wide one.  unfold is the column gather alone (one
+ * group), fold the scatter-add alone.  The scatter-adds sum overlapping
+ * windows in no set order, so those results agree with the CPU's to
+ * rounding; half and bfloat16 sum in float and round once.
  */
 #include "aten/device_compose.h"
 #include "aten/cpu/conv_impl.h"
@@ -87,17 +95,44 @@ table_rows(temps *s, const conv_geom *g, const ct_tensor *table)
     return v != NULL ? tmp(s, ct_expand(v, 2, rows)) : NULL;
 }
 
-/* cols [n, groups, cg * kh * kw, oh * ow] of the padded input. */
+/* cols [n, groups, cg * kh * kw, oh * ow] of the wide side (4-d). */
 static ct_tensor *
-columns(temps *s, const conv_geom *g, const ct_tensor *planes, const ct_tensor *idx)
+columns(temps *s, const conv_geom *g, const ct_tensor *wide, const ct_tensor *idx)
 {
     int64_t csz[4] = {g->n, g->groups, g->cg * g->kh * g->kw, g->oh * g->ow};
+    ct_tensor *planes = wide != NULL ? padded_planes(s, g, wide) : NULL;
     ct_tensor *c = planes != NULL && idx != NULL ? tmp(s, ct_gather(planes, 1, idx)) : NULL;
     return c != NULL ? tmp(s, ct_view(c, 4, csz)) : NULL;
 }
 
-/* input / weight / grad viewed with two spatial dims (a 1-d convolution
- * has height 1). */
+/* The wide side [n, c, ih, iw] (contiguous, in dt) of columns cols (any
+ * shape of n * groups * cg * kh * kw * oh * ow elements): each added back
+ * through the table (overlapping windows add up) in the accumulate dtype,
+ * padding cut off. */
+static ct_tensor *
+col2im(temps *s, const conv_geom *g, const ct_tensor *cols, const ct_tensor *idx,
+       ct_dtype dt)
+{
+    int64_t hp = g->ih + 2 * g->ph, wp = g->iw + 2 * g->pw;
+    int64_t flat[2] = {g->n * g->groups, g->cg * g->kh * g->kw * g->oh * g->ow};
+    int64_t psz[2] = {g->n * g->groups, g->cg * hp * wp};
+    ct_dtype acc = accumulate_dtype(dt);
+    ct_tensor *src = cols != NULL ? in_dtype(s, shaped(s, cols, 2, flat), acc) : NULL;
+    ct_tensor *planes = src != NULL && idx != NULL
+                            ? tmp(s, ct_zeros_on(2, psz, acc, ct_tensor_device(cols)))
+                            : NULL;
+    if (planes == NULL || ct__device_scatter_add(planes, idx, src, 1) < 0) {
+        return NULL;
+    }
+    int64_t st[4] = {g->c * hp * wp, hp * wp, wp, 1};
+    int64_t isz[4] = {g->n, g->c, g->ih, g->iw};
+    ct_tensor *inner = tmp(s, ct_tensor_new(planes->storage, planes->offset + g->ph * wp +
+                                            g->pw, 4, isz, st, planes->dtype));
+    ct_tensor *c = in_dtype(s, inner, dt);
+    return c != NULL ? tmp(s, ct_contiguous(c)) : NULL;
+}
+
+/* t viewed with two spatial dims (a 1-d convolution has height 1). */
 static ct_tensor *
 four_d(temps *s, const ct_tensor *t)
 {
@@ -108,45 +143,109 @@ four_d(temps *s, const ct_tensor *t)
     return shaped(s, t, 4, sz);
 }
 
+/* The three products of Note [Convolution as gemm], each owned by s.
+ * forward: narrow [n, o, oh, ow] = W[g] @ cols(wide)[n, g]. */
+static ct_tensor *
+product_forward(temps *s, const conv_geom *g, const ct_tensor *wide, const ct_tensor *weight,
+                const ct_tensor *idx)
+{
+    int64_t wsz[3] = {g->groups, g->og, g->cg * g->kh * g->kw};
+    int64_t osz[4] = {g->n, g->o, g->oh, g->ow};
+    ct_tensor *cols = columns(s, g, four_d(s, wide), idx);
+    ct_tensor *w = shaped(s, weight, 3, wsz);
+    ct_tensor *y = cols != NULL && w != NULL ? tmp(s, ct_matmul(w, cols, NULL)) : NULL;
+    return y != NULL ? tmp(s, ct_view(y, 4, osz)) : NULL;
+}
+
+/* data: wide [n, c, ih, iw] = col2im(W[g]^T @ narrow[n, g]). */
+static ct_tensor *
+product_data(temps *s, const conv_geom *g, const ct_tensor *narrow, const ct_tensor *weight,
+             const ct_tensor *idx)
+{
+    int64_t wsz[3] = {g->groups, g->og, g->cg * g->kh * g->kw};
+    int64_t gsz[4] = {g->n, g->groups, g->og, g->oh * g->ow};
+    ct_tensor *gy = shaped(s, narrow, 4, gsz);
+    ct_tensor *w = shaped(s, weight, 3, wsz);
+    ct_tensor *wt = w != NULL ? tmp(s, ct_transpose(w, 1, 2)) : NULL;
+    ct_tensor *gc = wt != NULL && gy != NULL ? tmp(s, ct_matmul(wt, gy, NULL)) : NULL;
+    return col2im(s, g, gc, idx, narrow->dtype);
+}
+
+/* weight: dW[g] = sum over n of narrow[n, g] @ cols(wide)[n, g]^T, shaped
+ * like weight. */
+static ct_tensor *
+product_weight(temps *s, const conv_geom *g, const ct_tensor *wide, const ct_tensor *narrow,
+               const ct_tensor *idx, const ct_tensor *weight)
+{
+    int64_t gsz[4] = {g->n, g->groups, g->og, g->oh * g->ow}, zero = 0;
+    ct_tensor *gy = shaped(s, narrow, 4, gsz);
+    ct_tensor *cols = columns(s, g, four_d(s, wide), idx);
+    ct_tensor *ct = cols != NULL ? tmp(s, ct_transpose(cols, 2, 3)) : NULL;
+    ct_tensor *prod = ct != NULL && gy != NULL ? tmp(s, ct_matmul(gy, ct, NULL)) : NULL;
+    ct_tensor *sum = sum_over(s, prod, 1, &zero, false);
+    return sum != NULL ? shaped(s, sum, weight->ndim, weight->sizes) : NULL;
+}
+
+/* The sizes of a convolution's wide (or narrow) side in nd dims (3: one
+ * spatial dim); returns their product. */
+static int64_t
+side(const conv_geom *g, bool wide, int nd, int64_t *sizes)
+{
+    sizes[0] = g->n;
+    sizes[1] = wide ? g->c : g->o;
+    if (nd == 4) {
+        sizes[2] = wide ? g->ih : g->oh;
+    }
+    sizes[nd - 1] = wide ? g->iw : g->ow;
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++) {
+        n *= sizes[i];
+    }
+    return n;
+}
+
 ct_tensor *
-ct__device_conv_forward(const conv_geom *g, const ct_tensor *input, const ct_tensor *weight,
-                        const ct_tensor *bias)
+ct__device_conv_forward(const conv_geom *g, bool transposed, const ct_tensor *input,
+                        const ct_tensor *weight, const ct_tensor *bias)
 {
     temps s = {0};
     ct_tensor *r = NULL;
     if (ct__same_device((const ct_tensor *const[]){input, weight, bias}, 3) < 0) {
         return NULL;
     }
-    int64_t osz[4] = {g->n, g->o, g->oh, g->ow};
-    if (g->n * g->o * g->oh * g->ow == 0) {
-        r = ct_zeros_on(4, osz, input->dtype, ct_tensor_device(input));
-        goto shape;
+    /* the output is the narrow side, the wide one when transposed */
+    int nd = input->ndim;
+    int64_t osz[4];
+    ct_device dev = ct_tensor_device(input);
+    if (side(g, transposed, nd, osz) == 0) {
+        return ct_zeros_on(nd, osz, input->dtype, dev);
     }
-    int64_t wsz[3] = {g->groups, g->og, g->cg * g->kh * g->kw};
-    ct_tensor *table = tmp(&s, column_table(g, ct_tensor_device(input)));
-    ct_tensor *cols = columns(&s, g, padded_planes(&s, g, four_d(&s, input)),
-                              table != NULL ? table_rows(&s, g, table) : NULL);
-    ct_tensor *w = shaped(&s, weight, 3, wsz);
-    ct_tensor *y = cols != NULL && w != NULL ? tmp(&s, ct_matmul(w, cols, NULL)) : NULL;
-    ct_tensor *y4 = y != NULL ? tmp(&s, ct_view(y, 4, osz)) : NULL;
-    if (y4 != NULL && bias != NULL) {
-        int64_t bsz[4] = {1, g->o, 1, 1};
-        y4 = bin(&s, CT_BINARY_ADD, y4, tmp(&s, ct_view(bias, 4, bsz)));
+    ct_tensor *y;
+    if (input->numel == 0 || weight->numel == 0) {
+        /* no products to run (no input channels): zeros, plus the bias */
+        int64_t o4[4];
+        side(g, transposed, 4, o4);
+        y = tmp(&s, ct_zeros_on(4, o4, input->dtype, dev));
     }
-    r = y4 != NULL ? ct_contiguous(y4) : NULL;
-shape:
+    else {
+        ct_tensor *table = tmp(&s, column_table(g, dev));
+        ct_tensor *idx = table != NULL ? table_rows(&s, g, table) : NULL;
+        y = transposed ? product_data(&s, g, input, weight, idx)
+                       : product_forward(&s, g, input, weight, idx);
+    }
+    if (y != NULL && bias != NULL) {
+        int64_t bsz[4] = {1, osz[1], 1, 1};
+        y = bin(&s, CT_BINARY_ADD, y, tmp(&s, ct_view(bias, 4, bsz)));
+    }
+    if (y != NULL) {
+        r = result(&s, y, input->dtype, nd, osz);
+    }
     temps_free(&s);
-    if (r != NULL && input->ndim == 3) {
-        int64_t sz[3] = {g->n, g->o, g->ow};
-        ct_tensor *v = ct_view(r, 3, sz);
-        ct_tensor_decref(r);
-        r = v;
-    }
     return r;
 }
 
 int
-ct__device_conv_backward(const conv_geom *g, const ct_tensor *grad_out,
+ct__device_conv_backward(const conv_geom *g, bool transposed, const ct_tensor *grad_out,
                          const ct_tensor *input, const ct_tensor *weight, const bool mask[3],
                          ct_tensor **grad_input, ct_tensor **grad_weight,
                          ct_tensor **grad_bias)
@@ -158,58 +257,46 @@ ct__device_conv_backward(const conv_geom *g, const ct_tensor *grad_out,
         return -1;
     }
     ct_device dev = ct_tensor_device(input);
-    int64_t K = g->cg * g->kh * g->kw, L = g->oh * g->ow;
-    int64_t gsz[4] = {g->n, g->groups, g->og, L};
-    ct_tensor *gy = shaped(&s, grad_out, 4, gsz);
-    ct_tensor *table = tmp(&s, column_table(g, dev));
-    ct_tensor *idx = table != NULL ? table_rows(&s, g, table) : NULL;
-    if (gy == NULL || idx == NULL) {
-        goto done;
-    }
+    /* the sides of Note [Convolution as gemm] */
+    const ct_tensor *wide = transposed ? grad_out : input;
+    const ct_tensor *narrow = transposed ? input : grad_out;
     if (mask[2]) {
+        /* the sum of grad_out over all but its channels */
         int64_t dims[3] = {0, 2, 3};
-        int64_t bsz[4] = {g->n, g->o, 1, L};
-        ct_tensor *gb = shaped(&s, grad_out, 4, bsz);
-        ct_tensor *sum = sum_over(&s, gb, 3, dims, false);
+        ct_tensor *sum = sum_over(&s, four_d(&s, grad_out), 3, dims, false);
         if (sum == NULL || (*grad_bias = ct_to_dtype(sum, input->dtype, false)) == NULL) {
             goto done;
         }
     }
+    if (input->numel == 0 || grad_out->numel == 0) {
+        /* no products to run: zero gradients */
+        if (mask[0] && (*grad_input = ct_zeros_on(input->ndim, input->sizes, input->dtype,
+                                                  dev)) == NULL) {
+            goto done;
+        }
+        if (mask[1] && (*grad_weight = ct_zeros_on(weight->ndim, weight->sizes,
+                                                   weight->dtype, dev)) == NULL) {
+            goto done;
+        }
+        rc = 0;
+        goto done;
+    }
+    ct_tensor *table = tmp(&s, column_table(g, dev));
+    ct_tensor *idx = table != NULL ? table_rows(&s, g, table) : NULL;
+    if (idx == NULL) {
+        goto done;
+    }
     if (mask[1]) {
-        /* dW[g] = sum over n of dy[n, g] @ cols[n, g]^T */
-        ct_tensor *cols = columns(&s, g, padded_planes(&s, g, four_d(&s, input)), idx);
-        ct_tensor *ct = cols != NULL ? tmp(&s, ct_transpose(cols, 2, 3)) : NULL;
-        ct_tensor *prod = ct != NULL ? tmp(&s, ct_matmul(gy, ct, NULL)) : NULL;
-        int64_t zero = 0;
-        ct_tensor *sum = sum_over(&s, prod, 1, &zero, false);
-        ct_tensor *gw = sum != NULL ? shaped(&s, sum, weight->ndim, weight->sizes) : NULL;
+        ct_tensor *gw = product_weight(&s, g, wide, narrow, idx, weight);
         if (gw == NULL || (*grad_weight = ct_contiguous(gw)) == NULL) {
             goto done;
         }
     }
     if (mask[0]) {
-        /* cols = W[g]^T @ dy[n, g], added back through the table */
-        int64_t wsz[3] = {g->groups, g->og, K};
-        int64_t hp = g->ih + 2 * g->ph, wp = g->iw + 2 * g->pw;
-        int64_t flat[2] = {g->n * g->groups, K * L};
-        int64_t psz[2] = {g->n * g->groups, g->cg * hp * wp};
-        ct_tensor *w = shaped(&s, weight, 3, wsz);
-        ct_tensor *wt = w != NULL ? tmp(&s, ct_transpose(w, 1, 2)) : NULL;
-        ct_tensor *gc = wt != NULL ? tmp(&s, ct_matmul(wt, gy, NULL)) : NULL;
-        ct_tensor *src = gc != NULL ? shaped(&s, gc, 2, flat) : NULL;
-        ct_tensor *planes = src != NULL ? tmp(&s, ct_zeros_on(2, psz, input->dtype, dev))
-                                        : NULL;
-        if (planes == NULL || ct_scatter_(planes, 1, idx, src, ct_scalar_int(0), "add") < 0) {
-            goto done;
-        }
-        int64_t st[4] = {g->c * hp * wp, hp * wp, wp, 1};
-        int64_t isz[4] = {g->n, g->c, g->ih, g->iw};
-        ct_tensor *inner = tmp(&s, ct_tensor_new(planes->storage, planes->offset +
-                                                 g->ph * wp + g->pw, 4, isz, st,
-                                                 planes->dtype));
-        ct_tensor *gi = inner != NULL ? tmp(&s, ct_contiguous(inner)) : NULL;
+        ct_tensor *gi = transposed ? product_forward(&s, g, grad_out, weight, idx)
+                                   : product_data(&s, g, grad_out, weight, idx);
         if (gi == NULL ||
-            (*grad_input = ct_view(gi, input->ndim, input->sizes)) == NULL) {
+            (*grad_input = result(&s, gi, input->dtype, input->ndim, input->sizes)) == NULL) {
             goto done;
         }
     }
@@ -217,4 +304,45 @@ ct__device_conv_backward(const conv_geom *g, const ct_tensor *grad_out,
 done:
     temps_free(&s);
     return settle(rc, grad_input, grad_weight, grad_bias);
+}
+
+/* --- unfold / fold ----------------------------------------------------------- */
+
+ct_tensor *
+ct__device_im2col(const conv_geom *g, const ct_tensor *input)
+{
+    temps s = {0};
+    ct_tensor *r = NULL;
+    int64_t K = g->c * g->kh * g->kw, osz[3] = {g->n, K, g->oh * g->ow};
+    int64_t isz[4] = {g->n, g->c, g->ih, g->iw};
+    if (g->n == 0) {
+        return ct_empty(3, osz, input->dtype, ct_tensor_device(input));
+    }
+    ct_tensor *table = tmp(&s, column_table(g, ct_tensor_device(input)));
+    ct_tensor *idx = table != NULL ? table_rows(&s, g, table) : NULL;
+    ct_tensor *cols = columns(&s, g, shaped(&s, input, 4, isz), idx);
+    if (cols != NULL) {
+        r = result(&s, cols, input->dtype, 3, osz);
+    }
+    temps_free(&s);
+    return r;
+}
+
+ct_tensor *
+ct__device_col2im(const conv_geom *g, const ct_tensor *input)
+{
+    temps s = {0};
+    ct_tensor *r = NULL;
+    int64_t osz[4] = {g->n, g->c, g->ih, g->iw};
+    if (g->n == 0) {
+        return ct_zeros_on(4, osz, input->dtype, ct_tensor_device(input));
+    }
+    ct_tensor *table = tmp(&s, column_table(g, ct_tensor_device(input)));
+    ct_tensor *idx = table != NULL ? table_rows(&s, g, table) : NULL;
+    ct_tensor *x = col2im(&s, g, input, idx, input->dtype);
+    if (x != NULL) {
+        r = give(x);
+    }
+    temps_free(&s);
+    return r;
 }

@@ -29,15 +29,6 @@
 
 #include <ctorch/ops_index.h>
 
-/* 0 .. n-1 as int64 on dev (owned by s): a host arange copied over. */
-static ct_tensor *
-arange_on(temps *s, int64_t n, ct_device dev)
-{
-    ct_tensor *a = tmp(s, ct_arange(ct_scalar_int(0), ct_scalar_int(n), ct_scalar_int(1),
-                                    CT_DTYPE_INT64));
-    return a != NULL ? tmp(s, ct_to_device(a, dev)) : NULL;
-}
-
 /* Note [Device compaction]: the positions of flat's nonzero elements
  * (flat one-dim), int64 [count] on its device, owned by s. */
 static ct_tensor *

@@ -73,19 +73,6 @@ pad_value(ct_dtype dt, bool descending)
     }
 }
 
-/* out = src gathered along dim 1 through index (indices known valid, so
- * no device check); owned by s. */
-static ct_tensor *
-gathered(temps *s, const ct_tensor *src, const ct_tensor *index)
-{
-    if (src == NULL || index == NULL) {
-        return NULL;
-    }
-    ct_tensor *o = tmp(s, ct_empty(index->ndim, index->sizes, src->dtype,
-                                   ct_tensor_device(src)));
-    return o != NULL && ct__device_gather(o, src, index, 1) == 0 ? o : NULL;
-}
-
 static ct_tensor *
 narrowed(temps *s, const ct_tensor *t, int64_t start, int64_t len)
 {

@@ -37,7 +37,8 @@ typedef struct {
  * in mt.seed, so that initial_seed reads one place) and the offset of the
  * next draw, which every call moves on by what it takes (Note [Device
  * random streams], aten/cuda/random_math.h); its mt19937 engine and normal
- * caches are unused.  The draws happen on the device (aten/device_random.c). */
+ * caches are unused.  The draws happen on the device (ct__device_random in
+ * aten/device.c). */
 struct ct_generator {
     pthread_mutex_t lock;
     ct_device device;

@@ -57,149 +57,16 @@ typedef struct {
 #define P0 p0_
 #define P1 p1_
 #define P2 p2_
-#define ONE ((A)1)
-#define ZERO ((A)0)
 
-/* gelu's tanh approximation: sqrt(2 / pi) and the cubic coefficient */
-#define K_BETA ((A)(M_SQRT2 * M_2_SQRTPI * 0.5))
-#define K_KAPPA ((A)0.044715)
-
-/* (a product on both sides, so the select vectorizes: a * 1 is a) */
-#define F_leaky_relu(a) ((a) * ((a) > 0 ? ONE : P0))
-/* elu: P0 alpha, P1 scale, P2 input_scale; negcoef = alpha * scale */
-#define F_elu(a) ((a) <= 0 ? (exp((a) * P2) - ONE) * (P0 * P1) : (a) * P1)
-#define F_celu F_elu
-#define F_softplus(a) ((a) * P0 > P1 ? (a) : log1p(exp((a) * P0)) / P0)
-/* clamp's order: max with min_val, then min with max_val; NaN passes */
-#define F_hardtanh(a) ((a) < P0 ? (P0 > P1 ? P1 : P0) : ((a) > P1 ? P1 : (a)))
-#define F_threshold(a) ((a) <= P0 ? P1 : (a))
-/* std::min / std::max as PyTorch's kernels use them (a NaN first operand
- * passes through, unlike fmin / fmax) */
-#define MAX_(a, b) ((a) < (b) ? (b) : (a))
-#define MIN_(a, b) ((b) < (a) ? (b) : (a))
-#define F_hardsigmoid(a) (MIN_(MAX_((a) + (A)3, ZERO), (A)6) / (A)6)
-#define F_hardswish(a) ((a) * MIN_(MAX_((a) + (A)3, ZERO), (A)6) / (A)6)
-#define F_gelu_tanh(a)                                                         \
-    ((A)0.5 * (a) * (ONE + tanh(K_BETA * ((a) + K_KAPPA * ((a) * (a) * (a))))))
-#define F_mish(a) ((a) * tanh(log1p(exp(a))))
-#define F_softshrink(a) ((a) > P0 ? (a) - P0 : ((a) < -P0 ? (a) + P0 : ZERO))
-#define F_hardshrink(a) (((a) >= -P0 && (a) <= P0) ? ZERO : (a))
-#define F_log_sigmoid(a) (MIN_(ZERO, (a)) - log1p(exp(-fabs(a))))
+/* the expressions (F_, D_, D2_) and their helpers, shared with the
+ * device kernel (aten/cuda/activation.cu) */
+#include "aten/activation_math.h"
 
 /* integer forms (hardtanh, threshold): parameters truncated to the type */
 #define I_hardtanh(a)                                                          \
     ((a) < (A)cx->i[0] ? ((A)cx->i[0] > (A)cx->i[1] ? (A)cx->i[1] : (A)cx->i[0]) \
                        : ((a) > (A)cx->i[1] ? (A)cx->i[1] : (a)))
 #define I_threshold(a) ((a) <= (A)cx->i[0] ? (A)cx->i[1] : (a))
-
-/* the derivatives: a is the incoming gradient, b the forward's input */
-#define D_leaky_relu(a, b) ((a) * ((b) > 0 ? ONE : P0))
-#define D_elu(a, b) ((b) <= 0 ? (a) * P2 * (P0 * P1) * exp((b) * P2) : (a) * P1)
-#define D_celu D_elu
-#define D_softplus(a, b)                                                       \
-    ((b) * P0 > P1 ? (a) : (a) * exp((b) * P0) / (exp((b) * P0) + ONE))
-#define D_hardtanh(a, b) (((b) <= P0 || (b) >= P1) ? ZERO : (a))
-#define D_threshold(a, b) ((b) <= P0 ? ZERO : (a))
-#define D_hardsigmoid(a, b) (((b) > (A)-3 && (b) < (A)3) ? (a) / (A)6 : ZERO)
-#define D_hardswish(a, b)                                                      \
-    ((b) < (A)-3 ? ZERO : ((b) <= (A)3 ? (a) * ((b) / (A)3 + (A)0.5) : (a)))
-#define D_gelu_tanh(a, b) ((a) * gelu_tanh_d1(b))
-#define D_mish(a, b) ((a) * mish_d1(b))
-#define D_softshrink(a, b) (((b) >= -P0 && (b) <= P0) ? ZERO : (a))
-#define D_hardshrink D_softshrink
-#define D_log_sigmoid(a, b) ((a) * log_sigmoid_d1(b))
-
-/* second derivatives (zero for the piecewise linear ones) */
-#define D2_leaky_relu(a, b) ((void)(a), (void)(b), ZERO)
-#define D2_elu(a, b) ((b) <= 0 ? (a) * P2 * P2 * (P0 * P1) * exp((b) * P2) : ZERO)
-#define D2_celu D2_elu
-#define D2_softplus(a, b) ((b) * P0 > P1 ? ZERO : (a) * P0 * softplus_d2((b) * P0))
-#define D2_hardtanh D2_leaky_relu
-#define D2_threshold D2_leaky_relu
-#define D2_hardsigmoid D2_leaky_relu
-#define D2_hardswish(a, b) (((b) > (A)-3 && (b) < (A)3) ? (a) / (A)3 : ZERO)
-#define D2_gelu_tanh(a, b) ((a) * gelu_tanh_d2(b))
-#define D2_mish(a, b) ((a) * mish_d2(b))
-#define D2_softshrink D2_leaky_relu
-#define D2_hardshrink D2_leaky_relu
-#define D2_log_sigmoid(a, b) ((a) * log_sigmoid_d2(b))
-
-/* The smooth ones' derivatives as functions, once for float and double
- * (tgmath picks the precision from the argument). */
-#define SMOOTH_FUNCS(AT, SFX)                                                  \
-    static inline AT gelu_tanh_d1##SFX(AT x)                                   \
-    {                                                                          \
-        typedef AT A;                                                          \
-        A x_sq = x * x, x_cube = x_sq * x;                                     \
-        A inner = K_BETA * (x + K_KAPPA * x_cube);                             \
-        A t = tanh(inner);                                                     \
-        A left = (A)0.5 * x, right = ONE + t;                                  \
-        A left_derivative = (A)0.5 * right;                                    \
-        A right_derivative = left * (ONE - t * t) * K_BETA *                   \
-                             (ONE + (A)3 * K_KAPPA * x_sq);                    \
-        return left_derivative + right_derivative;                             \
-    }                                                                          \
-    /* f = x/2 (1 + tanh u), u = b (x + k x^3):                                \
-     * f'' = (1 - t^2) (u' - x t u'^2 + x u'' / 2) */                          \
-    static inline AT gelu_tanh_d2##SFX(AT x)                                   \
-    {                                                                          \
-        typedef AT A;                                                          \
-        A u = K_BETA * (x + K_KAPPA * x * x * x);                              \
-        A du = K_BETA * (ONE + (A)3 * K_KAPPA * x * x);                        \
-        A ddu = K_BETA * (A)6 * K_KAPPA * x;                                   \
-        A t = tanh(u), s = ONE - t * t;                                        \
-        return s * (du - x * t * du * du + (A)0.5 * x * ddu);                  \
-    }                                                                          \
-    static inline AT mish_d1##SFX(AT x)                                        \
-    {                                                                          \
-        typedef AT A;                                                          \
-        A sigmoid = ONE / (ONE + exp(-x));                                     \
-        A tsp = tanh(log1p(exp(x)));                                           \
-        return tsp + x * sigmoid * (ONE - tsp * tsp);                          \
-    }                                                                          \
-    /* f = x tanh(sp(x)): f'' = s (1 - t^2) (2 + x ((1 - s) - 2 t s)) */       \
-    static inline AT mish_d2##SFX(AT x)                                        \
-    {                                                                          \
-        typedef AT A;                                                          \
-        A s = ONE / (ONE + exp(-x));                                           \
-        A t = tanh(log1p(exp(x)));                                             \
-        A q = ONE - t * t;                                                     \
-        return s * q * ((A)2 + x * ((ONE - s) - (A)2 * t * s));                \
-    }                                                                          \
-    static inline AT log_sigmoid_d1##SFX(AT x)                                 \
-    {                                                                          \
-        typedef AT A;                                                          \
-        A max_deriv = x < 0 ? ONE : ZERO, sign = x < 0 ? ONE : -ONE;           \
-        A z = exp(-fabs(x));                                                   \
-        return max_deriv - sign * (z / (ONE + z));                             \
-    }                                                                          \
-    static inline AT log_sigmoid_d2##SFX(AT x)                                 \
-    {                                                                          \
-        typedef AT A;                                                          \
-        A s = ONE / (ONE + exp(-x));                                           \
-        return -s * (ONE - s);                                                 \
-    }                                                                          \
-    /* d/dy sigmoid(y) at y = beta x */                                        \
-    static inline AT softplus_d2##SFX(AT y)                                    \
-    {                                                                          \
-        typedef AT A;                                                          \
-        A z = exp(y);                                                          \
-        return z / ((z + ONE) * (z + ONE));                                    \
-    }
-SMOOTH_FUNCS(float, _f)
-SMOOTH_FUNCS(double, _d)
-#undef SMOOTH_FUNCS
-
-/* pick the float or double helper by the compute type */
-#define gelu_tanh_d1(x) _Generic((x), float: gelu_tanh_d1_f, default: gelu_tanh_d1_d)(x)
-#define gelu_tanh_d2(x) _Generic((x), float: gelu_tanh_d2_f, default: gelu_tanh_d2_d)(x)
-#define mish_d1(x) _Generic((x), float: mish_d1_f, default: mish_d1_d)(x)
-#define mish_d2(x) _Generic((x), float: mish_d2_f, default: mish_d2_d)(x)
-#define log_sigmoid_d1(x)                                                      \
-    _Generic((x), float: log_sigmoid_d1_f, default: log_sigmoid_d1_d)(x)
-#define log_sigmoid_d2(x)                                                      \
-    _Generic((x), float: log_sigmoid_d2_f, default: log_sigmoid_d2_d)(x)
-#define softplus_d2(x) _Generic((x), float: softplus_d2_f, default: softplus_d2_d)(x)
 
 /* The float loops are built twice, for AVX2 machines (8-wide, with
  * libmvec's AVX2 functions) and for any x86-64. */
@@ -370,30 +237,40 @@ find_loop(const ct_loop (*table)[CT_DTYPE_COUNT], ct_act_op op, ct_dtype dt)
     return loop;
 }
 
+/* hardtanh or threshold of an integer tensor on a device (the kernel takes
+ * floating dtypes): aten/device_activation.c's composite, written back
+ * into t for the in-place form */
+static ct_tensor *
+device_int_activation(ct_act_op op, const ct_tensor *t, const double *p, ct_tensor *out,
+                      ct_out_mode mode)
+{
+    ct_tensor *r = ct__device_int_activation(op, t, p);
+    if (r != NULL && mode == CT_OUT_INPLACE) {
+        int rc = ct_copy_(out, r);
+        ct_tensor_decref(r);
+        r = rc == 0 ? out : NULL;
+        if (r != NULL) {
+            ct_tensor_incref(r);
+        }
+    }
+    return r;
+}
+
 ct_tensor *
 ct_activation(ct_act_op op, const ct_tensor *t, const double *p, ct_tensor *out,
               ct_out_mode mode)
 {
-    if (ct__is_device(t) && (out == NULL || out == t)) {
-        ct_tensor *r = find_loop(fwd_loops, op, t->dtype) != NULL
-                           ? ct__device_activation(op, 0, NULL, t, p) : NULL;
-        if (r != NULL && mode == CT_OUT_INPLACE) {
-            int rc = ct_copy_(out, r);
-            ct_tensor_decref(r);
-            r = rc == 0 ? out : NULL;
-            if (r != NULL) {
-                ct_tensor_incref(r);
-            }
-        }
-        return r;
-    }
-    if (ct__host_only((const ct_tensor *const[]){t, out}, 2) < 0) {
+    bool dev = ct__is_device(t) && (out == NULL || out == t);
+    if (!dev && ct__host_only((const ct_tensor *const[]){t, out}, 2) < 0) {
         return NULL;
     }
     act_ctx cx;
     ct_loop loop = find_loop(fwd_loops, op, t->dtype);
     if (loop == NULL) {
         return NULL;
+    }
+    if (dev && !ct_dtype_is_floating(t->dtype)) {
+        return device_int_activation(op, t, p, out, mode);
     }
     make_ctx(&cx, p);
     ct_tensor *r;
@@ -412,18 +289,25 @@ ct_activation(ct_act_op op, const ct_tensor *t, const double *p, ct_tensor *out,
         }
     }
     ct_tensor *ops[2] = {r, (ct_tensor *)t};
-    if (ct_iter_run(2, ops, loop, &cx) < 0) {
+    if ((dev ? ct__device_activation_kernel(op, 0, r, NULL, t, p)
+             : ct_iter_run(2, ops, loop, &cx)) < 0) {
         ct_tensor_decref(r);
         return NULL;
     }
     return r;
 }
 
-/* grad * f'(x) or grad * f''(x) in x's dtype, x's shape. */
+/* grad * f'(x) (order 1) or grad * f''(x) (order 2) in x's dtype, x's
+ * shape, on x's device. */
 static ct_tensor *
-derivative(const ct_loop (*table)[CT_DTYPE_COUNT], ct_act_op op, const ct_tensor *grad,
-           const ct_tensor *x, const double *p)
+derivative(const ct_loop (*table)[CT_DTYPE_COUNT], int order, ct_act_op op,
+           const ct_tensor *grad, const ct_tensor *x, const double *p)
 {
+    bool dev = ct__is_device(x);
+    const ct_tensor *both[2] = {grad, x};
+    if ((dev ? ct__same_device(both, 2) : ct__host_only(both, 2)) < 0) {
+        return NULL;
+    }
     act_ctx cx;
     ct_loop loop = find_loop(table, op, x->dtype);
     if (loop == NULL) {
@@ -438,7 +322,8 @@ derivative(const ct_loop (*table)[CT_DTYPE_COUNT], ct_act_op op, const ct_tensor
     ct_tensor *r = ct_iter_new_output(1, &x, x->ndim, x->sizes, x->dtype);
     if (r != NULL) {
         ct_tensor *ops[3] = {r, g, (ct_tensor *)x};
-        if (ct_iter_run(3, ops, loop, &cx) < 0) {
+        if ((dev ? ct__device_activation_kernel(op, order, r, g, x, p)
+                 : ct_iter_run(3, ops, loop, &cx)) < 0) {
             ct_tensor_decref(r);
             r = NULL;
         }
@@ -451,26 +336,12 @@ ct_tensor *
 ct_activation_backward(ct_act_op op, const ct_tensor *grad, const ct_tensor *x,
                        const double *p)
 {
-    if (ct__is_device(x) && ct__same_device((const ct_tensor *const[]){grad, x}, 2) == 0) {
-        return find_loop(bwd_loops, op, x->dtype) != NULL
-                   ? ct__device_activation(op, 1, grad, x, p) : NULL;
-    }
-    if (ct__host_only((const ct_tensor *const[]){grad, x}, 2) < 0) {
-        return NULL;
-    }
-    return derivative(bwd_loops, op, grad, x, p);
+    return derivative(bwd_loops, 1, op, grad, x, p);
 }
 
 ct_tensor *
 ct_activation_backward2(ct_act_op op, const ct_tensor *grad, const ct_tensor *x,
                         const double *p)
 {
-    if (ct__is_device(x) && ct__same_device((const ct_tensor *const[]){grad, x}, 2) == 0) {
-        return find_loop(bwd2_loops, op, x->dtype) != NULL
-                   ? ct__device_activation(op, 2, grad, x, p) : NULL;
-    }
-    if (ct__host_only((const ct_tensor *const[]){grad, x}, 2) < 0) {
-        return NULL;
-    }
-    return derivative(bwd2_loops, op, grad, x, p);
+    return derivative(bwd2_loops, 2, op, grad, x, p);
 }

@@ -675,10 +675,6 @@ conv_check(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bia
                         p->transposed ? "slow_conv_transpose2d_out_cpu" : "slow_conv2d_cpu",
                         ct_dtype_table[input->dtype].legacy);
     }
-    bool device = ct__is_device(input) || ct__is_device(weight) || ct__is_device(bias);
-    if (device && p->transposed) {
-        return ct__no_device_kernel(ct__is_device(input) ? input : weight);
-    }
     /* the geometry, wide side first (a transposed convolution's output is
      * its wide side) */
     *g = (conv_geom){
@@ -741,7 +737,7 @@ ct_convolution(const ct_tensor *input, const ct_tensor *weight, const ct_tensor 
         return NULL;
     }
     if (ct__is_device(input) || ct__is_device(weight) || ct__is_device(bias)) {
-        return ct__device_conv_forward(&g, input, weight, bias);
+        return ct__device_conv_forward(&g, p->transposed, input, weight, bias);
     }
     side_sizes(&g, p->nsp, p->transposed, sizes);
     if ((x = ct_contiguous(input)) == NULL || (w = ct_contiguous(weight)) == NULL ||
@@ -799,8 +795,8 @@ ct_convolution_backward(const ct_tensor *grad_out, const ct_tensor *input,
                         ct_dtype_table[grad_out->dtype].legacy);
     }
     if (ct__is_device(grad_out) || ct__is_device(input) || ct__is_device(weight)) {
-        return ct__device_conv_backward(&g, grad_out, input, weight, mask, grad_input,
-                                        grad_weight, grad_bias);
+        return ct__device_conv_backward(&g, p->transposed, grad_out, input, weight, mask,
+                                        grad_input, grad_weight, grad_bias);
     }
     if ((x = ct_contiguous(input)) == NULL || (w = ct_contiguous(weight)) == NULL ||
         (gy = ct_contiguous(grad_out)) == NULL) {

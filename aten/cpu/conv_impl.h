@@ -42,14 +42,20 @@ void ct__conv_im2col_range(const conv_geom *g, const char *x, char *cols, int64_
                            int64_t l0, int64_t l1);
 void ct__conv_col2im_range(const conv_geom *g, const char *cols, char *x, int64_t ld,
                            int64_t l0, int64_t l1);
-/* aten/device_conv.c: a (not transposed) convolution and its gradients on
- * a device, after conv.c's checks (Note [Convolution on a device]). */
-ct_tensor *ct__device_conv_forward(const conv_geom *g, const ct_tensor *input,
-                                   const ct_tensor *weight, const ct_tensor *bias);
-int ct__device_conv_backward(const conv_geom *g, const ct_tensor *grad_out,
+/* aten/device_conv.c: a convolution (or a transposed one) and its
+ * gradients on a device, after conv.c's checks (Note [Convolution on a
+ * device]); unfold (input [N, C, H, W] or [C, H, W] -> [N, C*kh*kw, L])
+ * and fold (input [N, C*kh*kw, L] or without N -> [N, C, H, W]) after
+ * conv_unfold.c's, g their one-group geometry. */
+ct_tensor *ct__device_conv_forward(const conv_geom *g, bool transposed,
+                                   const ct_tensor *input, const ct_tensor *weight,
+                                   const ct_tensor *bias);
+int ct__device_conv_backward(const conv_geom *g, bool transposed, const ct_tensor *grad_out,
                              const ct_tensor *input, const ct_tensor *weight,
                              const bool mask[3], ct_tensor **grad_input,
                              ct_tensor **grad_weight, ct_tensor **grad_bias);
+ct_tensor *ct__device_im2col(const conv_geom *g, const ct_tensor *input);
+ct_tensor *ct__device_col2im(const conv_geom *g, const ct_tensor *input);
 /* c10's TypeMeta name ("float", "long int") for torch's messages. */
 const char *ct__conv_type_name(ct_dtype d);
 

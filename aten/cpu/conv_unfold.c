@@ -1,5 +1,6 @@
 /* aten/cpu/conv_unfold.c -- sliding blocks: im2col (F.unfold) and col2im
- * (F.fold), on the column loops of conv.c (one group, every channel).
+ * (F.fold), on the column loops of conv.c (one group, every channel);
+ * device tensors go to aten/device_conv.c after the checks.
  *
  * Ownership as in ops.h.  Thread-safety: nothing shared; samples are
  * split across the pool of aten/parallel.h.
@@ -110,9 +111,6 @@ ct_tensor *
 ct_im2col(const ct_tensor *input, const int64_t *kernel, const int64_t *dilation,
           const int64_t *padding, const int64_t *stride)
 {
-    if (ct__host_only((const ct_tensor *const[]){input}, 1) < 0) {
-        return NULL;
-    }
     char buf[160];
     if (check_params(kernel, dilation, padding, stride) < 0) {
         return NULL;
@@ -156,12 +154,18 @@ ct_im2col(const ct_tensor *input, const int64_t *kernel, const int64_t *dilation
     }
     ct__conv_geom_finish(&g);
     int64_t sizes[3] = {g.n, g.c * g.kh * g.kw, g.oh * g.ow};
-    ct_tensor *x = ct_contiguous(input);
-    ct_tensor *out = x != NULL ? ct_empty(3, sizes, input->dtype, ct_device_cpu()) : NULL;
-    if (out != NULL) {
-        unfold_run(&g, true, ct_tensor_data(x), ct_tensor_data(out));
+    ct_tensor *out = NULL;
+    if (ct__is_device(input)) {
+        out = ct__device_im2col(&g, input);
     }
-    ct_tensor_decref(x);
+    else {
+        ct_tensor *x = ct_contiguous(input);
+        out = x != NULL ? ct_empty(3, sizes, input->dtype, ct_device_cpu()) : NULL;
+        if (out != NULL) {
+            unfold_run(&g, true, ct_tensor_data(x), ct_tensor_data(out));
+        }
+        ct_tensor_decref(x);
+    }
     if (out != NULL && !batched) {
         ct_tensor *r = ct_view(out, 2, sizes + 1);
         ct_tensor_decref(out);
@@ -174,9 +178,6 @@ ct_tensor *
 ct_col2im(const ct_tensor *input, const int64_t *output_size, const int64_t *kernel,
           const int64_t *dilation, const int64_t *padding, const int64_t *stride)
 {
-    if (ct__host_only((const ct_tensor *const[]){input}, 1) < 0) {
-        return NULL;
-    }
     char buf[160];
     if (check_params(kernel, dilation, padding, stride) < 0) {
         return NULL;
@@ -229,12 +230,18 @@ ct_col2im(const ct_tensor *input, const int64_t *output_size, const int64_t *ker
     }
     ct__conv_geom_finish(&g);
     int64_t sizes[4] = {g.n, g.c, g.ih, g.iw};
-    ct_tensor *x = ct_contiguous(input);
-    ct_tensor *out = x != NULL ? ct_empty(4, sizes, input->dtype, ct_device_cpu()) : NULL;
-    if (out != NULL) {
-        unfold_run(&g, false, ct_tensor_data(x), ct_tensor_data(out));
+    ct_tensor *out = NULL;
+    if (ct__is_device(input)) {
+        out = ct__device_col2im(&g, input);
     }
-    ct_tensor_decref(x);
+    else {
+        ct_tensor *x = ct_contiguous(input);
+        out = x != NULL ? ct_empty(4, sizes, input->dtype, ct_device_cpu()) : NULL;
+        if (out != NULL) {
+            unfold_run(&g, false, ct_tensor_data(x), ct_tensor_data(out));
+        }
+        ct_tensor_decref(x);
+    }
     if (out != NULL && !batched) {
         ct_tensor *r = ct_view(out, 3, sizes + 1);
         ct_tensor_decref(out);

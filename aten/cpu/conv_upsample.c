@@ -1,6 +1,8 @@
 /* aten/cpu/conv_upsample.c -- upsampling of the last one or two dims:
  * nearest and (bi)linear, forward and backward, with torch's index and
- * weight arithmetic (so results match it bit for bit).
+ * weight arithmetic (so results match it bit for bit).  Device tensors
+ * go, after the checks and with the same tables, to
+ * aten/device_upsample.c.
  *
  * Ownership as in ops.h.  Thread-safety: nothing shared; planes are split
  * across the pool of aten/parallel.h.
@@ -11,19 +13,13 @@
 #include <string.h>
 
 #include "aten/cpu/loops.h"
+#include "aten/cpu/upsample_impl.h"
 #include "aten/parallel.h"
 
 #define UPSAMPLE_FORALL_DTYPES(X)                    \
     X(CT_DTYPE_FLOAT32, float, f32, float)           \
     X(CT_DTYPE_FLOAT64, double, f64, double)         \
     X(CT_DTYPE_BFLOAT16, ct_bfloat16, bf16, float)
-
-/* One dim's source positions: i0/i1 and their weights l0/l1 for linear
- * (l0 = 1, l1 = 0 and i1 = i0 for nearest), per output index. */
-typedef struct {
-    int64_t *i0, *i1;
-    double *l0, *l1;            /* rounded to the compute type already */
-} axis_map;
 
 /* torch's compute_scales_value / area_pixel_compute_scale. */
 static double
@@ -117,11 +113,6 @@ axis_free(axis_map *m)
     free(m->i0);
     free(m->l0);
 }
-
-typedef struct {
-    int64_t planes, ih, iw, oh, ow;
-    axis_map h, w;              /* h: identity (one row) for 1-D */
-} up_geom;
 
 typedef void (*up_loop)(const up_geom *g, const char *a, char *b, int64_t p0, int64_t p1);
 
@@ -256,7 +247,9 @@ upsample_run(const ct_tensor *a, ct_upsample_mode mode, int nsp, const int64_t *
     int nd = nsp + 2;
     ct_dtype dt = a->dtype;
     int kind = (backward ? U_BWD : U_FWD) + (mode == CT_UPSAMPLE_NEAREST);
-    if (up_loops[kind][dt] == NULL) {
+    /* a device takes float16 too, as PyTorch's CUDA upsampling does */
+    bool device = ct__is_device(a);
+    if (up_loops[kind][dt] == NULL && !(device && dt == CT_DTYPE_FLOAT16)) {
         ct_error(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'",
                  op_name(mode, nsp, backward), ct_dtype_table[dt].legacy);
         return NULL;
@@ -275,6 +268,13 @@ upsample_run(const ct_tensor *a, ct_upsample_mode mode, int nsp, const int64_t *
     if (axis_fill(&g.w, mode, g.iw, g.ow, align_corners, sw, f32) < 0) {
         axis_free(&g.h);
         return NULL;
+    }
+    if (device) {
+        ct_tensor *r = ct__device_upsample(a, mode == CT_UPSAMPLE_NEAREST, backward, &g, nd,
+                                           backward ? in_sizes : out_sizes);
+        axis_free(&g.h);
+        axis_free(&g.w);
+        return r;
     }
     ct_tensor *src = ct_contiguous(a), *dst = NULL;
     if (src != NULL) {
@@ -326,9 +326,6 @@ ct_tensor *
 ct_upsample(const ct_tensor *input, ct_upsample_mode mode, int nsp,
             const int64_t *output_size, bool align_corners, const double *scales)
 {
-    if (ct__host_only((const ct_tensor *const[]){input}, 1) < 0) {
-        return NULL;
-    }
     char b[160];
     int nd = nsp + 2;
     if (input->ndim != nd) {
@@ -359,9 +356,6 @@ ct_tensor *
 ct_upsample_backward(const ct_tensor *grad_out, ct_upsample_mode mode, int nsp,
                      const int64_t *input_sizes, bool align_corners, const double *scales)
 {
-    if (ct__host_only((const ct_tensor *const[]){grad_out}, 1) < 0) {
-        return NULL;
-    }
     int nd = nsp + 2;
     if (grad_out->ndim != nd || grad_out->sizes[0] != input_sizes[0] ||
         grad_out->sizes[1] != input_sizes[1]) {

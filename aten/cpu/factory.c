@@ -45,17 +45,25 @@ ct_zeros(int ndim, const int64_t *sizes, ct_dtype dtype)
 }
 
 ct_tensor *
-ct_zeros_on(int ndim, const int64_t *sizes, ct_dtype dtype, ct_device device)
+ct_full_on(int ndim, const int64_t *sizes, ct_scalar value, ct_dtype dtype, ct_device device)
 {
     if (device.type == CT_DEVICE_CPU) {
-        return ct_zeros(ndim, sizes, dtype);
+        return ct_full(ndim, sizes, value, dtype);
     }
     ct_tensor *t = ct_empty(ndim, sizes, dtype, device);
-    if (t != NULL && ct_fill_(t, ct_scalar_int(0)) < 0) {
+    if (t != NULL && ct_fill_(t, value) < 0) {
         ct_tensor_decref(t);
         return NULL;
     }
     return t;
+}
+
+ct_tensor *
+ct_zeros_on(int ndim, const int64_t *sizes, ct_dtype dtype, ct_device device)
+{
+    return device.type == CT_DEVICE_CPU
+               ? ct_zeros(ndim, sizes, dtype)
+               : ct_full_on(ndim, sizes, ct_scalar_int(0), dtype, device);
 }
 
 ct_tensor *

@@ -424,7 +424,7 @@ finish_output(const einsum_plan *p, const ct_tensor *r, const bool *has,
     int64_t two[2] = {OUT, S};
     conv = ct_to_dtype(r, dt, false);
     mat = conv ? gather_dims(conv, n + nsum, dims, label_size, 2, two) : NULL;
-    ones = mat ? ct_ones(1, &S, dt) : NULL;
+    ones = mat ? ct_full_on(1, &S, ct_scalar_int(1), dt, ct_tensor_device(r)) : NULL;
     vec = ones ? ct_mv(mat, ones, NULL) : NULL;
     res = vec ? ct_reshape(vec, n, shape) : NULL;
     ct_tensor_decref(conv);

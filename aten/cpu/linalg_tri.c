@@ -2,6 +2,9 @@
  * diag, trace, outer and addr.  tril / triu / diag only move elements (any
  * dtype: zero is all-zero bytes in every dtype), trace sums with a typed
  * loop per dtype, outer is a broadcast mul and addr a mul and an add.
+ * Device tensors: tril / triu and trace go to aten/device_shape.c after
+ * the checks; diag, outer and addr run as written (views, copies and
+ * ct_binary reach the device).
  *
  * Ownership as in ops.h.
  */
@@ -35,11 +38,11 @@ finish_out(ct_tensor *res, ct_tensor *out, ct_out_mode mode)
     return out;
 }
 
-/* A new contiguous copy of t. */
+/* A new contiguous copy of t, on t's device. */
 static ct_tensor *
 contiguous_copy(const ct_tensor *t)
 {
-    ct_tensor *r = ct_empty(t->ndim, t->sizes, t->dtype, ct_device_cpu());
+    ct_tensor *r = ct_empty(t->ndim, t->sizes, t->dtype, ct_tensor_device(t));
     if (r != NULL && ct_copy_(r, t) < 0) {
         ct_tensor_decref(r);
         return NULL;
@@ -90,6 +93,12 @@ triangle(const ct_tensor *t, int64_t diagonal, ct_tensor *out, ct_out_mode mode,
         ct_wrap_dim(-2, t->ndim);           /* torch's IndexError */
         return NULL;
     }
+    if (ct__is_device(t) || ct__is_device(out)) {
+        if (ct__same_device((const ct_tensor *const[]){t, out}, 2) < 0) {
+            return NULL;
+        }
+        return finish_out(ct__device_triangle(t, diagonal, lower), out, mode);
+    }
     ct_tensor *res = contiguous_copy(t);
     if (res == NULL) {
         return NULL;
@@ -101,25 +110,21 @@ triangle(const ct_tensor *t, int64_t diagonal, ct_tensor *out, ct_out_mode mode,
 ct_tensor *
 ct_tril(const ct_tensor *t, int64_t diagonal, ct_tensor *out, ct_out_mode mode)
 {
-    if (ct__host_only((const ct_tensor *const[]){t, out}, 2) < 0) {
-        return NULL;
-    }
     return triangle(t, diagonal, out, mode, true);
 }
 
 ct_tensor *
 ct_triu(const ct_tensor *t, int64_t diagonal, ct_tensor *out, ct_out_mode mode)
 {
-    if (ct__host_only((const ct_tensor *const[]){t, out}, 2) < 0) {
-        return NULL;
-    }
     return triangle(t, diagonal, out, mode, false);
 }
 
+/* diag only moves elements through strided views and copies, so the same
+ * code runs on a device. */
 ct_tensor *
 ct_diag(const ct_tensor *t, int64_t diagonal, ct_tensor *out)
 {
-    if (ct__host_only((const ct_tensor *const[]){t, out}, 2) < 0) {
+    if (ct__same_device((const ct_tensor *const[]){t, out}, 2) < 0) {
         return NULL;
     }
     ct_tensor *res = NULL, *view = NULL;
@@ -129,7 +134,7 @@ ct_diag(const ct_tensor *t, int64_t diagonal, ct_tensor *out)
         int64_t n = t->sizes[0], size = n + ad;
         int64_t sizes[2] = {size, size};
         int64_t step = size + 1;
-        res = ct_zeros(2, sizes, t->dtype);
+        res = ct_zeros_on(2, sizes, t->dtype, ct_tensor_device(t));
         if (res == NULL) {
             return NULL;
         }
@@ -207,9 +212,6 @@ static const trace_loop trace_loops[CT_DTYPE_COUNT] = {
 ct_tensor *
 ct_trace(const ct_tensor *t)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     if (t->ndim != 2) {
         ct_error(CT_ERR_RUNTIME, "trace: expected a matrix, but got tensor with dim %d",
                  t->ndim);
@@ -219,6 +221,9 @@ ct_trace(const ct_tensor *t)
         ct_error(CT_ERR_RUNTIME, "\"trace\" not implemented for '%s'",
                  ct_dtype_table[t->dtype].legacy);
         return NULL;
+    }
+    if (ct__is_device(t)) {
+        return ct__device_trace(t);
     }
     int64_t n = t->sizes[0] < t->sizes[1] ? t->sizes[0] : t->sizes[1];
     int64_t step = (t->strides[0] + t->strides[1]) *
@@ -231,9 +236,7 @@ ct_trace(const ct_tensor *t)
 ct_tensor *
 ct_outer(const ct_tensor *a, const ct_tensor *b, ct_tensor *out)
 {
-    if (ct__host_only((const ct_tensor *const[]){a, b, out}, 3) < 0) {
-        return NULL;
-    }
+    /* (a broadcast mul: ct_binary runs it on a device too) */
     if (a->ndim != 1 || b->ndim != 1) {
         ct_error(CT_ERR_RUNTIME, "outer: Expected 1-D argument %s, but got %d-D",
                  a->ndim != 1 ? "self" : "vec2", a->ndim != 1 ? a->ndim : b->ndim);
@@ -257,7 +260,7 @@ addr_self_term(const ct_tensor *self, ct_scalar beta, ct_dtype common)
 {
     double b = ct_scalar_to_double(beta);
     if (b == 0) {
-        return ct_zeros(self->ndim, self->sizes, self->dtype);
+        return ct_zeros_on(self->ndim, self->sizes, self->dtype, ct_tensor_device(self));
     }
     if (b == 1 || common == CT_DTYPE_BOOL) {
         ct_tensor_incref((ct_tensor *)self);
@@ -276,9 +279,7 @@ ct_tensor *
 ct_addr(const ct_tensor *self, const ct_tensor *vec1, const ct_tensor *vec2,
         ct_scalar beta, ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
 {
-    if (ct__host_only((const ct_tensor *const[]){self, vec1, vec2, out}, 4) < 0) {
-        return NULL;
-    }
+    /* (outer, mul and add: ct_binary runs them on a device too) */
     ct_tensor *o = NULL, *sb = NULL, *r = NULL;
     ct_dtype common;
 

@@ -100,15 +100,19 @@ ct_bernoulli_(ct_tensor *t, double p, ct_generator *gen)
     return ct__draw_into(t, gen, bernoulli_loops, "bernoulli_scalar_cpu_", &cx);
 }
 
+/* On a device these take the `random` kernel's ops (PyTorch's CUDA
+ * transformations, aten/cuda/random_math.h) for the dtypes the CPU's
+ * tables have, under PyTorch's CUDA kernel names. */
 int
 ct_exponential_(ct_tensor *t, double lambd, ct_generator *gen)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     if (!(lambd >= 0.0)) {
         return ct_error(CT_ERR_RUNTIME, "exponential_ expects lambda >= 0.0, but found "
                         "lambda=%g", lambd);
+    }
+    if (ct__is_device(t)) {
+        return ct__device_sample(t, gen, exponential_loops[t->dtype] != NULL,
+                                 "exponential_cuda", CT_CUDA_RANDOM_EXPONENTIAL, lambd, 0);
     }
     dist_ctx cx = {lambd, 0, 0};
     return ct__draw_into(t, gen, exponential_loops, "exponential_cpu", &cx);
@@ -117,8 +121,9 @@ ct_exponential_(ct_tensor *t, double lambd, ct_generator *gen)
 int
 ct_cauchy_(ct_tensor *t, double median, double sigma, ct_generator *gen)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
+    if (ct__is_device(t)) {
+        return ct__device_sample(t, gen, cauchy_loops[t->dtype] != NULL, "cauchy_cuda",
+                                 CT_CUDA_RANDOM_CAUCHY, median, sigma);
     }
     dist_ctx cx = {median, sigma, 0};
     return ct__draw_into(t, gen, cauchy_loops, "cauchy_cpu", &cx);
@@ -127,12 +132,13 @@ ct_cauchy_(ct_tensor *t, double median, double sigma, ct_generator *gen)
 int
 ct_geometric_(ct_tensor *t, double p, ct_generator *gen)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     if (!(p > 0 && p < 1)) {
         return ct_error(CT_ERR_RUNTIME, "geometric_ expects p to be in (0, 1), but got "
                         "p=%g", p);
+    }
+    if (ct__is_device(t)) {
+        return ct__device_sample(t, gen, geometric_loops[t->dtype] != NULL, "geometric_cuda",
+                                 CT_CUDA_RANDOM_GEOMETRIC, p, 0);
     }
     dist_ctx cx = {p, 0, 0};
     return ct__draw_into(t, gen, geometric_loops, "geometric_cpu", &cx);
@@ -367,7 +373,10 @@ static const poisson_fn poisson_loops[CT_DTYPE_COUNT] = {
 ct_tensor *
 ct_poisson(const ct_tensor *rates, ct_generator *gen)
 {
-    if (ct__host_only((const ct_tensor *const[]){rates}, 1) < 0 || ct__gen_check_cpu(gen) < 0) {
+    if (ct__is_device(rates)) {
+        return ct__device_poisson(rates, gen);
+    }
+    if (ct__gen_check_cpu(gen) < 0) {
         return NULL;
     }
     poisson_fn fn = poisson_loops[rates->dtype];

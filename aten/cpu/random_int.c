@@ -334,10 +334,20 @@ shuffle(ct__mt *mt, int64_t *r, int64_t n)
 ct_tensor *
 ct_randperm(int64_t n, ct_dtype dtype, ct_generator *gen)
 {
-    if (ct__gen_check_cpu(gen) < 0) {
+    return ct_randperm_on(n, dtype, ct_device_cpu(), gen);
+}
+
+/* On a device: the same checks, then aten/device_sampling.c's sort of
+ * random keys (Note [Device randperm]); its generator is checked when it
+ * draws. */
+ct_tensor *
+ct_randperm_on(int64_t n, ct_dtype dtype, ct_device device, ct_generator *gen)
+{
+    bool on_device = device.type != CT_DEVICE_CPU;
+    if (!on_device && ct__gen_check_cpu(gen) < 0) {
         return NULL;
     }
-    ct_tensor *t = ct_empty(1, &n, dtype, ct_device_cpu());
+    ct_tensor *t = ct_empty(1, &n, dtype, device);
     if (t == NULL) {
         return NULL;
     }
@@ -364,6 +374,12 @@ ct_randperm(int64_t n, ct_dtype dtype, ct_generator *gen)
         ct_error(CT_ERR_RUNTIME, "\"randperm\" not implemented for '%s'",
                  ct_dtype_table[dtype].legacy);
         goto fail;
+    }
+    if (on_device) {
+        if (ct__device_randperm(t, gen) < 0) {
+            goto fail;
+        }
+        return t;
     }
     int64_t *r = dtype == CT_DTYPE_INT64 ? (int64_t *)ct_tensor_data(t)
                                          : malloc(sizeof(int64_t) * (size_t)(n ? n : 1));

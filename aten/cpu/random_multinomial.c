@@ -7,6 +7,8 @@
  * cumulative distribution in the probs' compute type (float for
  * bfloat16, as PyTorch's specialization), and a binary search of it for
  * each 53-bit uniform.  PyTorch 1.13 has no half multinomial on the CPU.
+ * On a device (half included, as PyTorch's CUDA): the same Gumbel route
+ * there, and aten/device_sampling.c's route with replacement.
  */
 #include "aten/device.h"
 #include <string.h>
@@ -107,17 +109,19 @@ with_replacement(const ct_tensor *probs, int64_t k, ct_tensor *result, ct_genera
 }
 
 /* True (with the error set) unless every value is finite and >= 0 and no
- * row sums to 0. */
+ * row sums to 0 (the rows' sums are >= 0 then: their least is read).
+ * Reductions and single reads, so a device's probs stay there. */
 static int
 check_probs(const ct_tensor *probs)
 {
     ct_tensor *mx = ct_max(probs), *mn = ct_min(probs);
     int64_t last = -1;
     ct_tensor *sums = ct_sum(probs, 1, &last, false, CT_DTYPE_COUNT);
-    ct_scalar a, b;
+    ct_tensor *least = sums != NULL ? ct_min(sums) : NULL;
+    ct_scalar a, b, c;
     int rc = -1;
-    if (mx == NULL || mn == NULL || sums == NULL || ct_tensor_item(mx, &a) < 0 ||
-        ct_tensor_item(mn, &b) < 0) {
+    if (mx == NULL || mn == NULL || least == NULL || ct_tensor_item(mx, &a) < 0 ||
+        ct_tensor_item(mn, &b) < 0 || ct_tensor_item(least, &c) < 0) {
         goto done;
     }
     if (!(ct_scalar_to_double(a) < INFINITY && ct_scalar_to_double(b) >= 0)) {
@@ -125,22 +129,22 @@ check_probs(const ct_tensor *probs)
                  "element < 0");
         goto done;
     }
-    for (int64_t i = 0; i < sums->numel; i++) {
-        if (ct_scalar_to_double(ct_tensor_item_at(sums, i)) == 0) {
-            ct_error(CT_ERR_RUNTIME, "invalid multinomial distribution (sum of "
-                     "probabilities <= 0)");
-            goto done;
-        }
+    if (ct_scalar_to_double(c) == 0) {
+        ct_error(CT_ERR_RUNTIME, "invalid multinomial distribution (sum of "
+                 "probabilities <= 0)");
+        goto done;
     }
     rc = 0;
 done:
     ct_tensor_decref(mx);
     ct_tensor_decref(mn);
     ct_tensor_decref(sums);
+    ct_tensor_decref(least);
     return rc;
 }
 
-/* argmax / topk of probs / Exp(1) along the last dim into result. */
+/* argmax / topk of probs / Exp(1) along the last dim into result, on
+ * probs' device. */
 static int
 without_replacement(const ct_tensor *probs, int64_t k, ct_tensor *result,
                     ct_generator *gen)
@@ -159,10 +163,20 @@ without_replacement(const ct_tensor *probs, int64_t k, ct_tensor *result,
     else {
         ct_contiguous_strides(probs->ndim, probs->sizes, strides);
     }
-    q = ct_empty_strided(probs->ndim, probs->sizes, strides, probs->dtype, ct_device_cpu());
+    q = ct_empty_strided(probs->ndim, probs->sizes, strides, probs->dtype,
+                         ct_tensor_device(probs));
     if (q == NULL || ct_exponential_(q, 1.0, gen) < 0 ||
         (ratio = ct_div(probs, q)) == NULL) {
         goto done;
+    }
+    if (ratio->dtype == CT_DTYPE_FLOAT16) {
+        /* (only a device's: the CPU refuses half) topk has no half kernel;
+         * float keeps every half's order and ties */
+        ct_tensor *wide = ct_to_dtype(ratio, CT_DTYPE_FLOAT32, false);
+        ct_tensor_decref(ratio);
+        if ((ratio = wide) == NULL) {
+            goto done;
+        }
     }
     int64_t last = probs->ndim - 1;
     if (k == 1) {
@@ -185,7 +199,9 @@ done:
 ct_tensor *
 ct_multinomial(const ct_tensor *probs, int64_t k, bool replacement, ct_generator *gen)
 {
-    if (ct__host_only((const ct_tensor *const[]){probs}, 1) < 0 || ct__gen_check_cpu(gen) < 0) {
+    /* (a device's generator is checked when it draws) */
+    bool device = ct__is_device(probs);
+    if (!device && ct__gen_check_cpu(gen) < 0) {
         return NULL;
     }
     if (probs->ndim < 1 || probs->ndim > 2) {
@@ -197,7 +213,7 @@ ct_multinomial(const ct_tensor *probs, int64_t k, bool replacement, ct_generator
                  "input, got: %s", ct_dtype_table[probs->dtype].legacy);
         return NULL;
     }
-    if (probs->dtype == CT_DTYPE_FLOAT16) {
+    if (probs->dtype == CT_DTYPE_FLOAT16 && !device) {
         ct_error(CT_ERR_RUNTIME, "multinomial is not implemented for half on CPU");
         return NULL;
     }
@@ -216,13 +232,15 @@ ct_multinomial(const ct_tensor *probs, int64_t k, bool replacement, ct_generator
         return NULL;
     }
     int64_t shape[2] = {probs->sizes[0], k};
-    ct_tensor *result = probs->ndim == 1 ? ct_empty(1, &k, CT_DTYPE_INT64, ct_device_cpu())
-                                         : ct_empty(2, shape, CT_DTYPE_INT64, ct_device_cpu());
+    ct_device dev = ct_tensor_device(probs);
+    ct_tensor *result = probs->ndim == 1 ? ct_empty(1, &k, CT_DTYPE_INT64, dev)
+                                         : ct_empty(2, shape, CT_DTYPE_INT64, dev);
     if (result == NULL || result->numel == 0) {
         return result;
     }
-    int rc = replacement ? with_replacement(probs, k, result, gen)
-                         : without_replacement(probs, k, result, gen);
+    int rc = !replacement ? without_replacement(probs, k, result, gen)
+             : device     ? ct__device_multinomial(probs, k, result, gen)
+                          : with_replacement(probs, k, result, gen);
     if (rc < 0) {
         ct_tensor_decref(result);
         return NULL;

@@ -229,12 +229,13 @@ ct_normal_(ct_tensor *t, double mean, double std, ct_generator *gen)
 int
 ct_log_normal_(ct_tensor *t, double mean, double std, ct_generator *gen)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     if (!(std > 0.0)) {
         return ct_error(CT_ERR_RUNTIME, "log_normal_ expects std > 0.0, but found std=%g",
                         std);
+    }
+    if (ct__is_device(t)) {
+        return ct__device_sample(t, gen, log_normal_loops[t->dtype] != NULL, "log_normal_cuda",
+                                 CT_CUDA_RANDOM_LOG_NORMAL, mean, std);
     }
     normal_ctx cx = {mean, std};
     return ct__draw_into(t, gen, log_normal_loops, "log_normal_cpu", &cx);

@@ -316,7 +316,9 @@ ct_scan(ct_scan_op op, const ct_tensor *t, int64_t dim, bool keepdim, ct_dtype d
     }
     bool cum_on_device = ct__is_device(t) && (op == CT_SCAN_CUMSUM || op == CT_SCAN_CUMPROD ||
                                               op == CT_SCAN_CUMMAX || op == CT_SCAN_CUMMIN);
-    if (!cum_on_device && ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
+    bool mode_on_device = ct__is_device(t) && op == CT_SCAN_MODE;
+    if (!cum_on_device && !mode_on_device &&
+        ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
         return NULL;
     }
     const char *name = scan_names[op];
@@ -379,6 +381,19 @@ ct_scan(ct_scan_op op, const ct_tensor *t, int64_t dim, bool keepdim, ct_dtype d
         ct_error(CT_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.",
                  op == CT_SCAN_NANMEDIAN ? "median" : name, d);
         return NULL;
+    }
+    if (mode_on_device) {
+        ct_tensor *v = NULL, *x = NULL;
+        if (ct__device_mode(t, d, keepdim, &v, &x) < 0) {
+            return NULL;
+        }
+        if (indices) {
+            *indices = x;
+        }
+        else {
+            ct_tensor_decref(x);
+        }
+        return v;
     }
     for (int k = 0; k < t->ndim; k++) {
         if (k != d || !per_line) {
@@ -493,9 +508,6 @@ int
 ct_mode(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
         ct_tensor **indices)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     return two_results(CT_SCAN_MODE, t, dim, keepdim, values, indices);
 }
 

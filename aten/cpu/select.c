@@ -230,14 +230,14 @@ ct_tensor *
 ct_nan_to_num(const ct_tensor *t, const double *nan, const double *posinf,
               const double *neginf)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     if (!ct_dtype_is_floating(t->dtype)) {
         return ct_clone(t);
     }
     double top = dtype_max(t->dtype);
     nan_to_num_ctx c = {nan ? *nan : 0.0, posinf ? *posinf : top, neginf ? *neginf : -top};
+    if (ct__is_device(t)) {
+        return ct__device_nan_to_num(t, c.nan, c.posinf, c.neginf);
+    }
     const ct_tensor *ins[1] = {t};
     ct_tensor *r = ct_iter_new_output(1, ins, t->ndim, t->sizes, t->dtype);
     ct_tensor *ops[2] = {r, (ct_tensor *)t};
@@ -277,7 +277,8 @@ static const ct_loop lerp_loops[CT_DTYPE_COUNT] = {
 ct_tensor *
 ct_lerp(const ct_tensor *start, const ct_tensor *end, const ct_tensor *weight)
 {
-    if (ct__host_only((const ct_tensor *const[]){start, end, weight}, 3) < 0) {
+    ct_device dev;
+    if (ct__op_device(3, 0, (const ct_tensor *const[]){start, end, weight}, &dev) < 0) {
         return NULL;
     }
     int n1, n2;
@@ -300,6 +301,11 @@ ct_lerp(const ct_tensor *start, const ct_tensor *end, const ct_tensor *weight)
         return NULL;
     }
     ct_tensor *w = ct_to_dtype(weight, d, false);
+    if (w != NULL && dev.type != CT_DEVICE_CPU) {
+        ct_tensor *r = ct__device_lerp(start, end, w);
+        ct_tensor_decref(w);
+        return r;
+    }
     const ct_tensor *ins[3] = {start, end, w};
     ct_tensor *r = w ? ct_iter_new_output(3, ins, n2, shape, d) : NULL;
     if (r != NULL) {

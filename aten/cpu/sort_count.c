@@ -6,6 +6,7 @@
  * integer input whose values span a range not much wider than its length
  * is counted in a table instead (one pass, no sort).  histc and bincount
  * count into a double (or float) table and convert once at the end.
+ * Device tensors branch to aten/device_count.c after the checks.
  */
 #include "aten/device.h"
 #include <stdlib.h>
@@ -127,9 +128,6 @@ int
 ct_unique(const ct_tensor *t, bool sorted, ct_tensor **values, ct_tensor **inverse,
           ct_tensor **counts)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     ct_tensor *tc = NULL, *v = NULL, *inv = NULL, *cnt = NULL;
     ct__kv *a = NULL;
     size_t abytes = 0;
@@ -143,10 +141,14 @@ ct_unique(const ct_tensor *t, bool sorted, ct_tensor **values, ct_tensor **inver
     if (want_cnt) {
         *counts = NULL;
     }
-    if (t->dtype == CT_DTYPE_FLOAT16 || ct__sort_check_dtype("unique", t, true) < 0) {
-        if (t->dtype == CT_DTYPE_FLOAT16) {
-            ct_error(CT_ERR_RUNTIME, "\"unique\" not implemented for 'Half'");
-        }
+    if (t->dtype == CT_DTYPE_FLOAT16) {
+        return ct_error(CT_ERR_RUNTIME, "\"unique\" not implemented for 'Half'");
+    }
+    if (ct__is_device(t)) {
+        return ct__reduce_check_numeric("unique", t) < 0
+                   ? -1 : ct__device_unique(t, values, inverse, counts);
+    }
+    if (ct__sort_check_dtype("unique", t, true) < 0) {
         return -1;
     }
     if ((tc = ct_contiguous(t)) == NULL) {
@@ -260,12 +262,26 @@ static const range_fn range_fns[CT_DTYPE_COUNT] = {
 #undef X
 };
 
+/* min and max of a device tensor (NaN propagates, as range_S): the two
+ * reads PyTorch's CUDA histc makes too. */
+static int
+device_range(const ct_tensor *t, double *mn, double *mx)
+{
+    ct_tensor *a = ct_min(t), *b = a != NULL ? ct_max(t) : NULL;
+    ct_scalar va, vb;
+    int rc = b != NULL && ct_tensor_item(a, &va) == 0 && ct_tensor_item(b, &vb) == 0 ? 0 : -1;
+    if (rc == 0) {
+        *mn = ct_scalar_to_double(va);
+        *mx = ct_scalar_to_double(vb);
+    }
+    ct_tensor_decref(a);
+    ct_tensor_decref(b);
+    return rc;
+}
+
 ct_tensor *
 ct_histc(const ct_tensor *t, int64_t bins, double min, double max)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     ct_tensor *tc = NULL, *out = NULL;
     double *hist = NULL;
     /* torch has no float16 histogram on the CPU */
@@ -283,11 +299,18 @@ ct_histc(const ct_tensor *t, int64_t bins, double min, double max)
         ct_error(CT_ERR_RUNTIME, "torch.histc: max must be larger than min");
         return NULL;
     }
-    if ((tc = ct_contiguous(t)) == NULL) {
-        return NULL;
+    if (ct__is_device(t)) {
+        if (min == max && t->numel > 0 && device_range(t, &min, &max) < 0) {
+            return NULL;
+        }
     }
-    if (min == max && tc->numel > 0) {
-        range_fns[t->dtype](ct_tensor_data(tc), tc->numel, &min, &max);
+    else {
+        if ((tc = ct_contiguous(t)) == NULL) {
+            return NULL;
+        }
+        if (min == max && tc->numel > 0) {
+            range_fns[t->dtype](ct_tensor_data(tc), tc->numel, &min, &max);
+        }
     }
     if (min == max) {
         min -= 1;
@@ -296,6 +319,10 @@ ct_histc(const ct_tensor *t, int64_t bins, double min, double max)
     if (!isfinite(min) || !isfinite(max)) {
         ct_error(CT_ERR_RUNTIME, "torch.histc: range of [%g, %g] is not finite", min,
                  max);
+        goto done;
+    }
+    if (ct__is_device(t)) {
+        out = ct__device_histc(t, bins, min, max);
         goto done;
     }
     if ((hist = calloc((size_t)bins, sizeof *hist)) == NULL) {
@@ -318,9 +345,6 @@ done:
 ct_tensor *
 ct_bincount(const ct_tensor *t, const ct_tensor *weights, int64_t minlength)
 {
-    if (ct__host_only((const ct_tensor *const[]){t, weights}, 2) < 0) {
-        return NULL;
-    }
     int64_t *iv = NULL;
     double *wv = NULL;
     ct_tensor *out = NULL;
@@ -332,6 +356,9 @@ ct_bincount(const ct_tensor *t, const ct_tensor *weights, int64_t minlength)
     if (minlength < 0) {
         ct_error(CT_ERR_RUNTIME, "minlength should be >= 0");
         return NULL;
+    }
+    if (ct__is_device(t) || ct__is_device(weights)) {
+        return ct__device_bincount(t, weights, minlength);
     }
     if (t->ndim == 1 && t->numel == 0) {
         return ct_zeros(1, &minlength, CT_DTYPE_INT64);

@@ -1,10 +1,12 @@
 /* aten/cpu/sort_search.c -- searchsorted and bucketize: binary search of
  * each value in a sorted row, comparing keys (Note [Sort keys]) of the
- * promoted dtype, so one loop serves every dtype.
+ * promoted dtype, so one loop serves every dtype.  Device tensors branch
+ * to aten/device_count.c after the checks.
  */
 #include "aten/device.h"
 #include <stdio.h>
 
+#include "aten/cpu/reduce_impl.h"
 #include "aten/cpu/sort_impl.h"
 
 /* Insertion point of key kv in row (contiguous, n elements of item size
@@ -90,14 +92,21 @@ ct_tensor *
 ct_searchsorted(const ct_tensor *seq, const ct_tensor *values, bool out_int32,
                 bool right, const ct_tensor *sorter)
 {
-    if (ct__host_only((const ct_tensor *const[]){seq, values, sorter}, 3) < 0) {
-        return NULL;
-    }
+    bool on_device = ct__is_device(seq) || ct__is_device(values) || ct__is_device(sorter);
     ct_tensor *s = NULL, *v = NULL, *so = NULL, *out = NULL;
     ct_dtype common;
     if (check_args(seq, values, sorter) < 0 ||
-        ct_result_type(seq, values, &common) < 0 ||
-        ct__sort_check_dtype("searchsorted_out_cpu", seq, true) < 0 ||
+        ct_result_type(seq, values, &common) < 0) {
+        return NULL;
+    }
+    if (on_device) {
+        /* the CPU's dtype check less its device check */
+        return ct__reduce_check_numeric("searchsorted_out_cpu", seq) < 0 ||
+               ct__reduce_check_numeric("searchsorted_out_cpu", values) < 0
+                   ? NULL
+                   : ct__device_searchsorted(seq, values, common, out_int32, right, sorter);
+    }
+    if (ct__sort_check_dtype("searchsorted_out_cpu", seq, true) < 0 ||
         ct__sort_check_dtype("searchsorted_out_cpu", values, true) < 0) {
         return NULL;
     }
@@ -145,9 +154,6 @@ ct_tensor *
 ct_bucketize(const ct_tensor *input, const ct_tensor *boundaries, bool out_int32,
              bool right)
 {
-    if (ct__host_only((const ct_tensor *const[]){input, boundaries}, 2) < 0) {
-        return NULL;
-    }
     if (boundaries->ndim != 1) {
         ct_error(CT_ERR_RUNTIME, "boundaries tensor must be 1 dimension, but got "
                  "dim(%d)", boundaries->ndim);

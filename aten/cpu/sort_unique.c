@@ -12,7 +12,8 @@
  * the group's first; unique_consecutive walks the rows in input order.
  * The result holds the first row of each group, transposed back: a view,
  * laid out as torch's.  Without dim, unique_consecutive is the same walk
- * over the flattened elements (rows of one).
+ * over the flattened elements (rows of one).  Device tensors branch to
+ * aten/device_count.c after the checks.
  */
 #include "aten/device.h"
 #include "aten/cpu/sort_impl.h"
@@ -186,9 +187,6 @@ int
 ct_unique_dim(const ct_tensor *t, int64_t dim, bool consecutive, ct_tensor **values,
               ct_tensor **inverse, ct_tensor **counts)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     ct_tensor *tr = NULL, *in = NULL, *v = NULL;
     int64_t zero = 0;
     int rc = -1;
@@ -221,6 +219,9 @@ ct_unique_dim(const ct_tensor *t, int64_t dim, bool consecutive, ct_tensor **val
         return alloc_results(t, t->ndim, t->sizes, 1, &zero, 0, values, inverse,
                              counts);
     }
+    if (ct__is_device(t)) {
+        return ct__device_unique_dim(t, d, consecutive, values, inverse, counts);
+    }
     if ((tr = ct_transpose(t, 0, d)) == NULL || (in = ct_contiguous(tr)) == NULL) {
         goto done;
     }
@@ -247,9 +248,6 @@ int
 ct_unique_consecutive(const ct_tensor *t, ct_tensor **values, ct_tensor **inverse,
                       ct_tensor **counts)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return -1;
-    }
     ct_tensor *in = NULL;
     int64_t n = t->numel;
     int rc;
@@ -259,6 +257,9 @@ ct_unique_consecutive(const ct_tensor *t, ct_tensor **values, ct_tensor **invers
     }
     if (n == 0) {
         return alloc_results(t, 1, &n, t->ndim, t->sizes, 0, values, inverse, counts);
+    }
+    if (ct__is_device(t)) {
+        return ct__device_unique_consecutive(t, values, inverse, counts);
     }
     if ((in = ct_contiguous(t)) == NULL) {
         return -1;

@@ -50,6 +50,11 @@ cudaError_t ct__cuda_scatter_add(void *stream, const ct_cuda_view *self,
 /* out's elements drawn from op's distribution (aten/cuda/random.cu) */
 cudaError_t ct__cuda_random(void *stream, ct_cuda_random_op op, const ct_cuda_view *out,
                             const ct_cuda_random_args *args);
+/* out = activation op of x, or grad times its derivative of order
+ * (aten/cuda/activation.cu) */
+cudaError_t ct__cuda_activation(void *stream, int op, int order, const ct_cuda_view *out,
+                                const ct_cuda_view *grad, const ct_cuda_view *x,
+                                const double *p);
 
 #ifdef __cplusplus
 }

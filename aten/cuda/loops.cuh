@@ -30,7 +30,8 @@ typedef struct {
 /* The CTX argument of every kernel, so that one launcher serves them all:
  * a cast's source dtype, a fill's element bits, add's and sub's alpha, the
  * op and dtype of the kernels that switch on them (pointwise_math.h), the
- * indexed dim's byte stride and size (index.cu). */
+ * indexed dim's byte stride and size (index.cu), an activation's op, order
+ * and parameters (activation.cu). */
 typedef union {
     ct_dtype src;
     struct {
@@ -43,6 +44,11 @@ typedef union {
     } sel;
     uint64_t bits;
     ct_cuda_alpha alpha;
+    struct {
+        int op, order;
+        ct_dtype dtype;
+        double p[CT_ACT_MAX_PARAMS];
+    } act;
 } ct_cuda_ctx;
 
 typedef void (*ct_cuda_kernel)(ct_k_pack, int64_t, ct_cuda_ctx);

@@ -2,10 +2,24 @@
  * of its CUDA distribution kernels (Note [Device random streams] in
  * random_math.h).  Thread t takes its Philox blocks one after another and
  * writes each block's values to elements t + (round * u + slot) * threads;
- * the values are random_math.h's, which the pretend device also runs. */
+ * the values are random_math.h's, which the pretend device also runs.
+ * POISSON instead takes element i per thread of a grid-stride loop, each
+ * from its own subsequence (Note [Device Poisson draws]). */
 #include "aten/cuda/cuda_impl.h"
 #include "aten/cuda/loops.cuh"
 #include "aten/cuda/random_math.h"
+
+/* The address of the output's element i (memory order). */
+static __device__ __forceinline__ char *
+element(const ct_k_pack *p, int64_t i)
+{
+    if (p->linear) {
+        return p->data[0] + i * p->step[0];
+    }
+    int64_t off;
+    ct_k_offsets(p, 1, i, &off);
+    return p->data[0] + off;
+}
 
 static __global__ void __launch_bounds__(CT_CUDA_THREADS)
 random_kernel(ct_k_pack p, int64_t n, ct_cuda_random_op op, ct_dtype dtype,
@@ -13,6 +27,13 @@ random_kernel(ct_k_pack p, int64_t n, ct_cuda_random_op op, ct_dtype dtype,
 {
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t threads = g.threads;
+    if (op == CT_CUDA_RANDOM_POISSON) {
+        /* per element, in place (Note [Device Poisson draws]) */
+        for (int64_t i = t; i < n; i += threads) {
+            ct_k_poisson_store(dtype, &g, (uint64_t)i, element(&p, i));
+        }
+        return;
+    }
     const int unroll = ct_cuda_random_wide(op, dtype, g.range) ? 2 : 4;
     for (int64_t round = 0; t + round * unroll * threads < n; round++) {
         ct_k_words b = ct_k_philox_block(g.seed, g.offset, (uint64_t)t, (uint64_t)round);
@@ -21,16 +42,7 @@ random_kernel(ct_k_pack p, int64_t n, ct_cuda_random_op op, ct_dtype dtype,
             if (i >= n) {
                 break;
             }
-            char *q;
-            if (p.linear) {
-                q = p.data[0] + i * p.step[0];
-            }
-            else {
-                int64_t off;
-                ct_k_offsets(&p, 1, i, &off);
-                q = p.data[0] + off;
-            }
-            ct_k_random_store(op, dtype, &g, b, slot, q);
+            ct_k_random_store(op, dtype, &g, b, slot, element(&p, i));
         }
     }
 }

@@ -129,6 +129,41 @@ ct_k_normal_d(ct_k_words b, int which)
 
 /* --- PyTorch's transformations ------------------------------------------------ */
 
+/* Per compute type A (float, double): the libm functions of that
+ * precision (plain C would widen float arguments to double) and
+ * PyTorch 2's CUDA transformations of a uniform u in (0, 1] or a normal
+ * z (TransformationHelper.h), with nvcc's fusing of `x * y + z` written
+ * out as the existing normal's is.  The host's libm may differ from the
+ * device's in the last bits of log, tan and exp, as curand's host path
+ * does. */
+#define CT_K_TRANSFORMS(A, F, EPS, PI)                                                \
+    /* Exp(lambda): log(1) = 0 is outside the law's support, so values within        \
+     * eps / 2 of 1 take log = -eps / 2 */                                            \
+    CT_HD A ct_k_exponential_##A(A u, A lambda)                                       \
+    {                                                                                 \
+        A l = u >= (A)1 - EPS / 2 ? -EPS / 2 : log##F(u);                             \
+        return (A)-1 / lambda * l;                                                    \
+    }                                                                                 \
+    /* Cauchy(median, sigma) by the inverse CDF; float clips u to [eps, 1 - eps]      \
+     * (tanf of pi / 2 overflows), double does not */                                 \
+    CT_HD A ct_k_cauchy_##A(A u, A median, A sigma)                                   \
+    {                                                                                 \
+        if (sizeof(A) == sizeof(float)) {                                             \
+            u = u > (A)1 - EPS ? (A)1 - EPS : u;                                      \
+            u = u < EPS ? EPS : u;                                                    \
+        }                                                                             \
+        return ct_k_fma_##A(sigma, tan##F((A)PI * (u - (A)0.5)), median);             \
+    }                                                                                 \
+    CT_HD A ct_k_log_normal_##A(A z, A mean, A std)                                   \
+    {                                                                                 \
+        return exp##F(ct_k_fma_##A(z, std, mean));                                    \
+    }                                                                                 \
+    /* Geometric(p) on {1, 2, ...} by the inverse CDF */                              \
+    CT_HD A ct_k_geometric_##A(A u, A p) { return ceil##F(log##F(u) / log1p##F(-p)); }
+CT_K_TRANSFORMS(float, f, 1.1920929e-7f, 3.14159265358979323846f)
+CT_K_TRANSFORMS(double, , 2.220446049250313e-16, 3.14159265358979323846)
+#undef CT_K_TRANSFORMS
+
 /* The draw of value `slot` of block b: a word, or two words as
  * (first << 32 | second) when wide (slot < 2 then; the masks only keep
  * every index inside the block). */
@@ -176,11 +211,17 @@ ct_k_bits_modulus(ct_dtype d)
     CT_HD void ct_k_random_##S(ct_cuda_random_op op, const ct_cuda_random_args *g,    \
                                ct_k_words b, int slot, char *p)                       \
     {                                                                                 \
-        bool wide = E == CT_DTYPE_FLOAT64; /* UNIFORM, NORMAL, BERNOULLI */          \
-        A u = 0, v;                                                                   \
-        if (op == CT_CUDA_RANDOM_UNIFORM || op == CT_CUDA_RANDOM_BERNOULLI) {         \
+        bool wide = E == CT_DTYPE_FLOAT64; /* the ops of uniforms and normals */     \
+        A u = 0, z = 0, v;                                                            \
+        if (op == CT_CUDA_RANDOM_UNIFORM || op == CT_CUDA_RANDOM_BERNOULLI ||         \
+            op == CT_CUDA_RANDOM_EXPONENTIAL || op == CT_CUDA_RANDOM_CAUCHY ||        \
+            op == CT_CUDA_RANDOM_GEOMETRIC) {                                         \
             u = wide ? (A)ct_k_uniform_d(b.w[2 * slot], b.w[2 * slot + 1])           \
                      : (A)ct_k_uniform_f(b.w[slot]);                                  \
+        }                                                                             \
+        if (op == CT_CUDA_RANDOM_NORMAL || op == CT_CUDA_RANDOM_LOG_NORMAL) {         \
+            z = wide ? (A)ct_k_normal_d(b, slot)                                      \
+                     : (A)ct_k_normal_f(b.w[slot & 2], b.w[(slot & 2) + 1], slot & 1); \
         }                                                                             \
         switch (op) {                                                                 \
         case CT_CUDA_RANDOM_UNIFORM: {                                                \
@@ -190,14 +231,23 @@ ct_k_bits_modulus(ct_dtype d)
             v = v == to ? from : v;                                                   \
             break;                                                                    \
         }                                                                             \
-        case CT_CUDA_RANDOM_NORMAL: {                                                 \
-            A z = wide ? (A)ct_k_normal_d(b, slot)                                    \
-                       : (A)ct_k_normal_f(b.w[slot & 2], b.w[(slot & 2) + 1], slot & 1); \
+        case CT_CUDA_RANDOM_NORMAL:                                                   \
             v = ct_k_fma_##A(z, (A)g->b, (A)g->a);                                    \
             break;                                                                    \
-        }                                                                             \
         case CT_CUDA_RANDOM_BERNOULLI:                                                \
             v = u < (A)g->a ? (A)1 : (A)0;                                            \
+            break;                                                                    \
+        case CT_CUDA_RANDOM_EXPONENTIAL:                                              \
+            v = ct_k_exponential_##A(u, (A)g->a);                                     \
+            break;                                                                    \
+        case CT_CUDA_RANDOM_CAUCHY:                                                   \
+            v = ct_k_cauchy_##A(u, (A)g->a, (A)g->b);                                 \
+            break;                                                                    \
+        case CT_CUDA_RANDOM_LOG_NORMAL:                                               \
+            v = ct_k_log_normal_##A(z, (A)g->a, (A)g->b);                             \
+            break;                                                                    \
+        case CT_CUDA_RANDOM_GEOMETRIC:                                                \
+            v = ct_k_geometric_##A(u, (A)g->a);                                       \
             break;                                                                    \
         default: {                                                                    \
             bool w = ct_cuda_random_wide(op, E, g->range);                            \
@@ -214,13 +264,19 @@ ct_k_bits_modulus(ct_dtype d)
 CT_FORALL_FLOATING_DTYPES(CT_K_RANDOM_FLOATING)
 #undef CT_K_RANDOM_FLOATING
 
-/* Integers and bool: bernoulli in float, the draws through int64 (bool:
- * nonzero, except BITS, which takes the low bit). */
+/* Integers and bool: bernoulli and geometric in float (geometric's value
+ * converted as a float cast to the integer is), the draws through int64
+ * (bool: nonzero, except BITS, which takes the low bit). */
 #define CT_K_RANDOM_INTEGRAL(E, T, S, A)                                              \
     CT_HD void ct_k_random_##S(ct_cuda_random_op op, const ct_cuda_random_args *g,    \
                                ct_k_words b, int slot, char *p)                       \
     {                                                                                 \
         int64_t i;                                                                    \
+        if (op == CT_CUDA_RANDOM_GEOMETRIC) {                                         \
+            float v = ct_k_geometric_float(ct_k_uniform_f(b.w[slot]), (float)g->a);   \
+            ct_k_store_##S(p, ct_k_##S##_from_f64(v));                                \
+            return;                                                                   \
+        }                                                                             \
         if (op == CT_CUDA_RANDOM_BERNOULLI) {                                         \
             i = ct_k_uniform_f(b.w[slot]) < (float)g->a;                              \
         }                                                                             \
@@ -236,6 +292,89 @@ CT_FORALL_FLOATING_DTYPES(CT_K_RANDOM_FLOATING)
 CT_FORALL_INTEGRAL_DTYPES(CT_K_RANDOM_INTEGRAL)
 CT_FORALL_BOOL_DTYPE(CT_K_RANDOM_INTEGRAL)
 #undef CT_K_RANDOM_INTEGRAL
+
+/* --- poisson ------------------------------------------------------------------ */
+
+/* Note [Device Poisson draws]
+ * PyTorch draws each element with curand_poisson from a curand state of
+ * its own; that stream is not reproduced here, only the law.  Element i
+ * (in memory order) takes Philox blocks (offset / 4 + r, i) for r = 0 ..
+ * g->range - 1, the host reserving that many blocks per call so that
+ * calls never share draws; a uniform in (0, 1] is 53 bits of two words.
+ *   rate < 10: inversion of one uniform u (block 0's first two words):
+ *     the least k whose CDF, summed term by term, reaches u;
+ *   rate >= 10: Hoermann's transformed rejection (PTRS, 1993, as the
+ *     CPU's sample_poisson), one block per try: u from its first two
+ *     words, v from its last two.  Should every try be rejected (each is
+ *     with probability about 1/4 at rate 10, 1/8 at 1000), the last
+ *     proposal is kept.
+ * Rate 0 gives 0 and +inf gives +inf; NaN and negative rates give NaN
+ * (the host refuses them first).  The host's libm and the device's may
+ * round log / lgamma differently in the last bit, so the pretend device
+ * and a GPU agree in law and almost always in value. */
+CT_HD double
+ct_k_poisson(const ct_cuda_random_args *g, uint64_t i, double rate)
+{
+    if (!(rate > 0) || isinf(rate)) {
+        return rate >= 0 ? rate : NAN;
+    }
+    if (rate < 10) {
+        ct_k_words b = ct_k_philox_block(g->seed, g->offset, i, 0);
+        double u = ct_k_uniform_d(b.w[0], b.w[1]);
+        double term = exp(-rate), cdf = term, k = 0;
+        /* (term underflows to 0 only far past where the sum reaches 1) */
+        while (u > cdf && term > 0) {
+            k += 1;
+            term *= rate / k;
+            cdf += term;
+        }
+        return k;
+    }
+    double slam = sqrt(rate), loglam = log(rate);
+    double pb = 0.931 + 2.53 * slam;
+    double pa = -0.059 + 0.02483 * pb;
+    double invalpha = 1.1239 + 1.1328 / (pb - 3.4);
+    double vr = 0.9277 - 3.6224 / (pb - 2);
+    double k = 0;
+    for (uint64_t r = 0; r < g->range; r++) {
+        ct_k_words b = ct_k_philox_block(g->seed, g->offset, i, r);
+        double u = ct_k_uniform_d(b.w[0], b.w[1]) - 0.5;
+        double v = ct_k_uniform_d(b.w[2], b.w[3]);
+        double us = 0.5 - fabs(u);
+        if (us <= 0) {
+            continue;           /* u = 1/2 exactly: outside PTRS's open interval */
+        }
+        k = floor((2 * pa / us + pb) * u + rate + 0.43);
+        if (us >= 0.07 && v <= vr) {
+            return k;
+        }
+        if (k < 0 || (us < 0.013 && v > us)) {
+            continue;
+        }
+        if (log(v) + log(invalpha) - log(pa / (us * us) + pb) <=
+            -rate + k * loglam - lgamma(k + 1)) {
+            return k;
+        }
+    }
+    return k < 0 ? 0 : k;
+}
+
+/* Element i's Poisson draw over its rate, in place at p (dtype d, floating). */
+CT_HD void
+ct_k_poisson_store(ct_dtype d, const ct_cuda_random_args *g, uint64_t i, char *p)
+{
+    switch (d) {
+#define X(E, T, S, A)                                                                 \
+    case E:                                                                           \
+        ct_k_store_##S(p, ct_k_##S##_from_f64(ct_k_poisson(g, i, ct_k_as_f64_##S(     \
+                              ct_k_load_##S(p)))));                                   \
+        break;
+        CT_FORALL_FLOATING_DTYPES(X)
+#undef X
+    default:
+        break;
+    }
+}
 
 /* Value `slot` of block b into p (dtype d). */
 CT_HD void
@@ -255,11 +394,16 @@ ct_k_random_store(ct_cuda_random_op op, ct_dtype d, const ct_cuda_random_args *g
 }
 
 /* Element i's value into p (dtype d), drawn as Note [Device random
- * streams] says (the pretend device's way: one block per element). */
+ * streams] says (the pretend device's way: one block per element);
+ * POISSON as Note [Device Poisson draws] says. */
 CT_HD void
 ct_k_random_element(ct_cuda_random_op op, ct_dtype d, const ct_cuda_random_args *g,
                     int64_t i, char *p)
 {
+    if (op == CT_CUDA_RANDOM_POISSON) {
+        ct_k_poisson_store(d, g, (uint64_t)i, p);
+        return;
+    }
     uint64_t unroll = ct_cuda_random_wide(op, d, g->range) ? 2 : 4;
     uint64_t q = (uint64_t)i / (uint64_t)g->threads;
     ct_k_words b = ct_k_philox_block(g->seed, g->offset, (uint64_t)i % (uint64_t)g->threads,

@@ -8,7 +8,7 @@
 #include <ctorch/dtype.h>
 #include <ctorch/op_lists.h>
 
-#define CT_CUDA_ABI 8
+#define CT_CUDA_ABI 9
 
 /* A strided operand of a device kernel: sizes and strides in elements,
  * data at the first element.  The host (aten/device.c) hands every operand
@@ -42,6 +42,13 @@ typedef enum {
     CT_CUDA_RANDOM_FROM_TO,     /* any dtype: base + draw % range */
     CT_CUDA_RANDOM_BITS,        /* random_(): the dtype's own range (PyTorch's uniform_int) */
     CT_CUDA_RANDOM_FULL64,      /* int64, float64, float32, bfloat16: the draw as an int64 */
+    CT_CUDA_RANDOM_EXPONENTIAL, /* floating: rate a */
+    CT_CUDA_RANDOM_CAUCHY,      /* floating: median a, sigma b */
+    CT_CUDA_RANDOM_LOG_NORMAL,  /* floating: exp of a normal of mean a, std b */
+    CT_CUDA_RANDOM_GEOMETRIC,   /* any dtype but bool: trials to the first success, p = a */
+    CT_CUDA_RANDOM_POISSON,     /* floating, in place: each element's rate replaced by a
+                                 * Poisson draw of that rate, element i from its own
+                                 * Philox subsequence i, at most `range` blocks each */
 } ct_cuda_random_op;
 
 /* One call of the `random` kernel.  Note [Device random streams] in
@@ -52,7 +59,7 @@ typedef struct {
     uint64_t offset;            /* the generator's offset for this call (a multiple of 4) */
     int64_t threads;            /* the threads PyTorch's launch has: 256 per block */
     double a, b;                /* the distribution's parameters (above) */
-    uint64_t range;             /* FROM_TO */
+    uint64_t range;             /* FROM_TO; POISSON: the blocks one element may take */
     int64_t base;
 } ct_cuda_random_args;
 
@@ -65,8 +72,11 @@ typedef struct {
 
 /* Whether op on dtype draws 64 bits per value (two values per Philox
  * block of four words) rather than 32 (four values per block): float64's
- * uniforms and normals, FROM_TO over a range of 2^28 or more, BITS into
- * int64 or float64, and FULL64. */
+ * uniforms and normals and the values made of them (bernoulli,
+ * exponential, cauchy, log_normal, geometric: PyTorch's uniform2_double /
+ * normal2_double; geometric into int64 takes a float uniform), FROM_TO
+ * over a range of 2^28 or more, BITS into int64 or float64, and FULL64.
+ * POISSON is drawn per element, not per thread (false). */
 static inline CT_CUDA_HOST_DEVICE bool
 ct_cuda_random_wide(ct_cuda_random_op op, ct_dtype dtype, uint64_t range)
 {
@@ -77,6 +87,8 @@ ct_cuda_random_wide(ct_cuda_random_op op, ct_dtype dtype, uint64_t range)
         return dtype == CT_DTYPE_INT64 || dtype == CT_DTYPE_FLOAT64;
     case CT_CUDA_RANDOM_FULL64:
         return true;
+    case CT_CUDA_RANDOM_POISSON:
+        return false;
     default:
         return dtype == CT_DTYPE_FLOAT64;
     }
@@ -183,11 +195,17 @@ typedef struct ct_cuda_backend {
                        const ct_cuda_view *index, const ct_cuda_view *src, int dim);
     /* out's elements drawn from op's distribution (ct_cuda_random_args);
      * out's view has its dims in memory order, outermost first, as the
-     * host's iteration geometry gives them.  Any numeric dtype for
-     * BERNOULLI, FROM_TO and BITS; floating ones for UNIFORM and NORMAL;
-     * FULL64's four (above). */
+     * host's iteration geometry gives them.  The dtypes each op takes
+     * are listed with ct_cuda_random_op (above). */
     int (*random)(int device, void *stream, ct_cuda_random_op op, const ct_cuda_view *out,
                   const ct_cuda_random_args *args);
+    /* out = the parametrized activation op (a ct_act_op of op_lists.h) of
+     * x (order 0), or grad times its first (1) or second (2) derivative
+     * at x, as aten/activation_math.h writes them; out, x and grad of one
+     * floating dtype (grad NULL for order 0), p the op's CT_ACT_MAX_PARAMS
+     * parameters. */
+    int (*activation)(int device, void *stream, int op, int order, const ct_cuda_view *out,
+                      const ct_cuda_view *grad, const ct_cuda_view *x, const double *p);
 } ct_cuda_backend;
 
 /* c10/cuda_loader.c: the path of libctorch_cuda.so beside libctorch into

@@ -606,6 +606,19 @@ kernel_random(int device, void *stream, ct_cuda_random_op op, const ct_cuda_view
     return check(e);
 }
 
+static int
+kernel_activation(int device, void *stream, int op, int order, const ct_cuda_view *out,
+                  const ct_cuda_view *grad, const ct_cuda_view *x, const double *p)
+{
+    int prev;
+    if (guard(device, &prev) < 0) {
+        return -1;
+    }
+    cudaError_t e = ct__cuda_activation(stream, op, order, out, grad, x, p);
+    unguard(device, prev);
+    return check(e);
+}
+
 static const ct_cuda_backend backend = {
     .abi = CT_CUDA_ABI,
     .device_count = device_count,
@@ -645,6 +658,7 @@ static const ct_cuda_backend backend = {
     .gather = kernel_gather,
     .scatter_add = kernel_scatter_add,
     .random = kernel_random,
+    .activation = kernel_activation,
 };
 
 const ct_cuda_backend *

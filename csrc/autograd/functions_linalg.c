@@ -672,6 +672,20 @@ ein_char(int l)
     return (char)(l < 26 ? 'A' + l : 'a' + (l - 26));
 }
 
+/* The n x n identity in like's dtype, on like's device (made on the host
+ * and copied there). */
+static ct_tensor *
+eye_on(int64_t n, const ct_tensor *like)
+{
+    ct_tensor *e = ct_eye(n, n, like->dtype);
+    if (e == NULL || ct_tensor_device(like).type == CT_DEVICE_CPU) {
+        return e;
+    }
+    ct_tensor *r = ct_to_device(e, ct_tensor_device(like));
+    ct_tensor_decref(e);
+    return r;
+}
+
 /* One step's letters: operand terms a, b ("" when a single operand) and
  * the result's k, NUL-terminated. */
 typedef struct {
@@ -866,11 +880,12 @@ ein_grad(const char *lx, const int64_t *sx, const char *lk, const ct_tensor *g,
             }
             taken[next_fresh] = true;
             out[j] = ein_char(next_fresh);
-            extra = ct_eye(sx[j], sx[j], g->dtype);
+            extra = eye_on(sx[j], g);
             len += snprintf(eq + len, sizeof eq - (size_t)len, ",%c%c", lx[j], out[j]);
         }
         else {
-            extra = ct_ones(1, &sx[j], g->dtype);
+            extra =
+                ct_full_on(1, &sx[j], ct_scalar_int(1), g->dtype, ct_tensor_device(g));
             len += snprintf(eq + len, sizeof eq - (size_t)len, ",%c", lx[j]);
         }
         if (extra == NULL) {

@@ -396,7 +396,8 @@ nll_apply(ct_node *n, ct_tensor **gi, ct_tensor **go)
     const ct_tensor *g = gi[0];
     const ct_tensor *deps[2] = {g, x};
     if (want_graph(2, deps)) {
-        ct_tensor *ones = ag_tmp(&f, ct_ones(g->ndim, g->sizes, g->dtype));
+        ct_tensor *ones = ag_tmp(&f, ct_full_on(g->ndim, g->sizes, ct_scalar_int(1), g->dtype,
+                                                  ct_tensor_device(g)));
         ct_tensor *pat =
             ones ? ag_tmp(&f, ct_nll_loss_backward(ones, x, t, w, red, ignore, tw))
                  : NULL;

@@ -141,18 +141,6 @@ in_dtype(ag_frame *f, ct_tensor *t, ct_dtype dt)
     return ag_tmp(f, ctag_to_dtype(t, dt, false));
 }
 
-/* Ones of sizes and dtype dt on like's device; a new reference. */
-static ct_tensor *
-ones_on(int ndim, const int64_t *sizes, ct_dtype dt, const ct_tensor *like)
-{
-    ct_tensor *r = ct_zeros_on(ndim, sizes, dt, ct_tensor_device(like));
-    if (r != NULL && ct_fill_(r, ct_scalar_int(1)) < 0) {
-        ct_tensor_decref(r);
-        r = NULL;
-    }
-    return r;
-}
-
 /* t reversed along dim (owned by f). */
 static ct_tensor *
 flip(ag_frame *f, const ct_tensor *t, int64_t dim)
@@ -230,7 +218,8 @@ prod_without_each(ag_frame *f, const ct_tensor *g, const ct_tensor *x, int64_t d
         return ag_tmp(f, ctag_expand(g, x->ndim, sizes));
     }
     sizes[dim] = 1;
-    ct_tensor *ones = ag_tmp(f, ones_on(x->ndim, sizes, g->dtype, g));
+    ct_tensor *ones = ag_tmp(
+        f, ct_full_on(x->ndim, sizes, ct_scalar_int(1), g->dtype, ct_tensor_device(g)));
     const ct_tensor *before[2] = {ones, ag_tmp(f, ctag_narrow(x, dim, 0, n - 1))};
     const ct_tensor *after[2] = {
         ones, flip(f, ag_tmp(f, ctag_narrow(x, dim, 1, n - 1)), dim)};
@@ -813,8 +802,9 @@ cumprod_grad_with_zeros_graph(const ct_tensor *x, const ct_tensor *g, int64_t di
             int64_t sizes[CT_MAX_DIMS];
             memcpy(sizes, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
             sizes[dim] = 1;
-            ct_tensor *head =
-                k > 0 ? until : ag_tmp(&f, ones_on(x->ndim, sizes, x->dtype, x));
+            ct_tensor *head = k > 0 ? until
+                                    : ag_tmp(&f, ct_full_on(x->ndim, sizes, ct_scalar_int(1),
+                                                            x->dtype, ct_tensor_device(x)));
             ct_tensor *tail = k > 0 ? ag_tmp(&f, ctag_mul(until, from)) : from;
             const ct_tensor *both[2] = {head, tail};
             omitted = head && tail ? ag_tmp(&f, ctag_cat(2, both, dim, NULL)) : NULL;

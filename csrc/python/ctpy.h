@@ -101,7 +101,6 @@ int ctpy_flush_warnings(void);      /* ct warnings -> UserWarning; -1 on error *
 PyObject *ctpy_result(ct_tensor *t);
 /* AssertionError("Torch not compiled with CUDA enabled"); returns NULL. */
 int ctpy_device_ready(ct_device *d);
-PyObject *ctpy_no_cuda_rng(ct_device d);
 /* The callable a __reduce__ names for pickle (new reference): `type`
  * itself when torch.<name> is that type (under ctorchrun), else
  * ctorch._C.<fallback>, since pickle finds a type by its printed name and

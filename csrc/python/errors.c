@@ -134,19 +134,6 @@ ctpy_device_ready(ct_device *d)
     return 0;
 }
 
-/* randperm on a CUDA device (NULL with the exception set). */
-PyObject *
-ctpy_no_cuda_rng(ct_device d)
-{
-    if (ctpy_device_ready(&d) < 0) {
-        return NULL;
-    }
-    PyErr_SetString(PyExc_NotImplementedError,
-                    "ctorch: randperm on a CUDA device is not implemented yet; make the "
-                    "permutation on the CPU and move it with .cuda()");
-    return NULL;
-}
-
 int
 ctpy_torch_has(const char *name, PyObject *obj)
 {

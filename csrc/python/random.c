@@ -442,13 +442,14 @@ FN(fn_randperm)
     if (d == CT_DTYPE_COUNT) {
         return NULL;
     }
-    if (!device->is_none && device->device.type != CT_DEVICE_CPU) {
-        return ctpy_no_cuda_rng(device->device);
+    ct_device dev = device->is_none ? ct_device_cpu() : device->device;
+    if (dev.type != CT_DEVICE_CPU && ctpy_device_ready(&dev) < 0) {
+        return NULL;
     }
     ct_tensor *t;
-    CTPY_RUN(v[0].i, t = ct_randperm(v[0].i, d, gen_of(&v[1])));
+    CTPY_RUN(v[0].i, t = ct_randperm_on(v[0].i, d, dev, gen_of(&v[1])));
     if (t == NULL || out->is_none) {
-        return ctpy_finish_factory(t, NULL, device, &v[7]);
+        return ctpy_finish_factory(t, NULL, NULL, &v[7]);
     }
     return result_or_out(t, out);
 }

@@ -1,6 +1,7 @@
-/* ctorch/op_lists.h -- the lists of pointwise ops, written once: the CPU
- * kernels (aten/cpu/binary.c, unary.c), the Python bindings and the CUDA
- * part's kernels (aten/cuda/) all expand them.  Plain C enums only, so C++
+/* ctorch/op_lists.h -- the lists of pointwise ops and of the parametrized
+ * activations, written once: the CPU kernels (aten/cpu/binary.c, unary.c,
+ * activation.c), the Python bindings and the CUDA part's kernels
+ * (aten/cuda/) all expand them.  Plain C enums only, so C++
  * (nvcc) can include this too. */
 #ifndef CTORCH_OP_LISTS_H
 #define CTORCH_OP_LISTS_H
@@ -104,5 +105,49 @@ typedef enum {
 #undef X
     CT_UNARY_COUNT
 } ct_unary_op;
+
+/* --- parametrized activations (aten/cpu/activation.c, ops_activation.h) --- */
+/* X(ENUM, name, kernel name in errors, grad_fn name, grad_fn name of the
+ * in-place form, double-backward name).  Parameters p[0..2] per op:
+ *   leaky_relu: negative_slope       elu / celu: alpha, scale, input_scale
+ *   softplus: beta, threshold        hardtanh: min_val, max_val
+ *   threshold: threshold, value      softshrink / hardshrink: lambd
+ * CELU is ELU's arithmetic recorded under torch.celu's node names. */
+#define CT_FORALL_ACTIVATIONS(X)                                                    \
+    X(CT_ACT_LEAKY_RELU, leaky_relu, "leaky_relu_cpu", "LeakyReluBackward0",        \
+      "LeakyReluBackward1", "LeakyReluBackwardBackward0")                           \
+    X(CT_ACT_ELU, elu, "elu_cpu", "EluBackward0", "EluBackward1",                  \
+      "EluBackwardBackward0")                                                       \
+    X(CT_ACT_CELU, celu, "elu_cpu", "CeluBackward0", "CeluBackward1",              \
+      "EluBackwardBackward0")                                                       \
+    X(CT_ACT_SOFTPLUS, softplus, "softplus_cpu", "SoftplusBackward0",              \
+      "SoftplusBackward0", "SoftplusBackwardBackward0")                             \
+    X(CT_ACT_HARDTANH, hardtanh, "hardtanh_cpu", "HardtanhBackward0",              \
+      "HardtanhBackward0", "HardtanhBackwardBackward0")                             \
+    X(CT_ACT_THRESHOLD, threshold, "threshold_cpu", "ThresholdBackward0",          \
+      "ThresholdBackward1", "ThresholdBackwardBackward0")                           \
+    X(CT_ACT_HARDSIGMOID, hardsigmoid, "hardsigmoid_cpu", "HardsigmoidBackward0",  \
+      "HardsigmoidBackward0", "HardsigmoidBackwardBackward0")                       \
+    X(CT_ACT_HARDSWISH, hardswish, "hardswish_cpu", "HardswishBackward0",          \
+      "HardswishBackward0", "HardswishBackwardBackward0")                           \
+    X(CT_ACT_GELU_TANH, gelu_tanh, "GeluKernelImpl", "GeluBackward0",              \
+      "GeluBackward0", "GeluBackwardBackward0")                                     \
+    X(CT_ACT_MISH, mish, "mish_cpu", "MishBackward0", "MishBackward0",             \
+      "MishBackwardBackward0")                                                      \
+    X(CT_ACT_SOFTSHRINK, softshrink, "softshrink_cpu", "SoftshrinkBackward0",      \
+      "SoftshrinkBackward0", "SoftshrinkBackwardBackward0")                         \
+    X(CT_ACT_HARDSHRINK, hardshrink, "hardshrink_cpu", "HardshrinkBackward0",      \
+      "HardshrinkBackward0", "HardshrinkBackwardBackward0")                         \
+    X(CT_ACT_LOG_SIGMOID, log_sigmoid, "log_sigmoid_cpu", "LogSigmoidBackward0",   \
+      "LogSigmoidBackward0", "LogSigmoidBackwardBackward0")
+
+typedef enum {
+#define X(E, N, K, B, BI, BB) E,
+    CT_FORALL_ACTIVATIONS(X)
+#undef X
+    CT_ACT_COUNT
+} ct_act_op;
+
+#define CT_ACT_MAX_PARAMS 3
 
 #endif

@@ -84,6 +84,9 @@ ct_tensor *ct_zeros(int ndim, const int64_t *sizes, ct_dtype dtype);
 /* ct_zeros on `device` (a fill kernel there; ct_zeros on the CPU). */
 ct_tensor *ct_zeros_on(int ndim, const int64_t *sizes, ct_dtype dtype, ct_device device);
 ct_tensor *ct_ones(int ndim, const int64_t *sizes, ct_dtype dtype);
+/* ct_full on `device` (a fill kernel there). */
+ct_tensor *ct_full_on(int ndim, const int64_t *sizes, ct_scalar value, ct_dtype dtype,
+                      ct_device device);
 /* Result dtype chosen by the caller (PyTorch: int64 unless a bound is a
  * float, then the default dtype). */
 ct_tensor *ct_arange(ct_scalar start, ct_scalar end, ct_scalar step,

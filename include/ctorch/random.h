@@ -126,8 +126,11 @@ ct_tensor *ct_randn(int ndim, const int64_t *sizes, ct_dtype dtype, ct_generator
 /* Values in [low, high). */
 ct_tensor *ct_randint(int64_t low, int64_t high, int ndim, const int64_t *sizes,
                       ct_dtype dtype, ct_generator *gen);
-/* A random permutation of 0 .. n-1. */
+/* A random permutation of 0 .. n-1; _on makes it on device (a CUDA
+ * device: with that device's generator). */
 ct_tensor *ct_randperm(int64_t n, ct_dtype dtype, ct_generator *gen);
+ct_tensor *ct_randperm_on(int64_t n, ct_dtype dtype, ct_device device,
+                          ct_generator *gen);
 /* torch.normal's tensor overloads: a NULL tensor stands for the number
  * beside it (mean_t NULL: mean; std_t NULL: std).  Not both NULL. */
 ct_tensor *ct_normal(const ct_tensor *mean_t, double mean, const ct_tensor *std_t,

@@ -89,6 +89,8 @@
     TEST_ENTRY(cuda_philox_known_answers)                                     \
     TEST_ENTRY(cuda_random_matches_pytorch)                                   \
     TEST_ENTRY(cuda_random_integers)                                          \
+    TEST_ENTRY(cuda_random_transforms)                                        \
+    TEST_ENTRY(cuda_poisson_law)                                              \
     /* test_linalg.c */                                                       \
     TEST_ENTRY(linalg_mm)                                                     \
     TEST_ENTRY(linalg_matmul_ranks)                                           \

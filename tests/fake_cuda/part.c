@@ -55,11 +55,12 @@ enum {
     K_GATHER,
     K_SCATTER_ADD,
     K_RANDOM,
+    K_ACTIVATION,
     K_COUNT
 };
 static const char *const kernel_names[K_COUNT] = {
     "copy", "fill", "where", "binary", "unary", "reduce", "gemm", "gather", "scatter_add",
-    "random"};
+    "random", "activation"};
 static atomic_long kernels[K_COUNT];
 
 /* Kernels queued per stream (NULL: the default stream), and waits of a
@@ -858,6 +859,35 @@ kernel_random(int device, void *stream, ct_cuda_random_op op, const ct_cuda_view
     return 0;
 }
 
+/* the CPU's activation loops (aten/cpu/activation.c), which expand the
+ * kernel's expressions (aten/activation_math.h) */
+static int
+kernel_activation(int device, void *stream, int op, int order, const ct_cuda_view *out,
+                  const ct_cuda_view *grad, const ct_cuda_view *x, const double *p)
+{
+    count_kernel(K_ACTIVATION, stream);
+    int rc = -1;
+    ct_tensor *o = check_device(device) < 0 ? NULL : host_tensor(out);
+    ct_tensor *v = o != NULL ? host_tensor(x) : NULL;
+    ct_tensor *g = v != NULL && order > 0 ? host_tensor(grad) : NULL;
+    if (v != NULL && !ct_dtype_is_floating(x->dtype)) {
+        rc = ct_error(CT_ERR_RUNTIME, "fake CUDA: activation of a non-floating dtype");
+    }
+    else if (v != NULL && (order == 0 || g != NULL)) {
+        device_open();
+        ct_tensor *r = order == 0   ? ct_activation(op, v, p, NULL, CT_OUT_NEW)
+                       : order == 1 ? ct_activation_backward(op, g, v, p)
+                                    : ct_activation_backward2(op, g, v, p);
+        rc = r != NULL ? ct_copy_(o, r) : -1;
+        device_close();
+        ct_tensor_decref(r);
+    }
+    ct_tensor_decref(g);
+    ct_tensor_decref(v);
+    ct_tensor_decref(o);
+    return rc;
+}
+
 static const ct_cuda_backend backend = {
     .abi = CT_CUDA_ABI,
     .device_count = device_count,
@@ -897,6 +927,7 @@ static const ct_cuda_backend backend = {
     .gather = kernel_gather,
     .scatter_add = kernel_scatter_add,
     .random = kernel_random,
+    .activation = kernel_activation,
 };
 
 const ct_cuda_backend *

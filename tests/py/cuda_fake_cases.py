@@ -244,9 +244,6 @@ def case_errors():
     raises(RuntimeError, lambda: torch.zeros(1, device="cuda:7"))
     raises(RuntimeError, lambda: torch.ones(1).cuda(5))
     raises(RuntimeError, lambda: torch.ones(1).cuda("cpu"), "Invalid device, must be cuda device")
-    raises(NotImplementedError, lambda: torch.randperm(3, device="cuda"))
-    raises(NotImplementedError, lambda: y.exponential_())
-    raises(NotImplementedError, lambda: y.mode())
     raises(NotImplementedError, lambda: torch.floor_divide(y.long(), y.long()))
 
 
@@ -1976,7 +1973,7 @@ def case_sorting_backward_on_device():
 def case_convolution_matches_cpu():
     """Note [Convolution on a device]: conv1d/conv2d forward and every
     gradient, with groups, stride, padding and dilation, against the CPU;
-    a small CNN trains as on the CPU; transposed convolution refuses."""
+    a small CNN trains as on the CPU."""
     torch.manual_seed(6)
 
     def check(x, w, b, **kw):
@@ -2006,8 +2003,7 @@ def case_convolution_matches_cpu():
     check(torch.randn(2, 3, 6, 6).double(), torch.randn(2, 3, 3, 3).double(), None)
     close(F.conv2d(torch.zeros(0, 3, 5, 5).cuda(), torch.randn(2, 3, 3, 3).cuda()),
           torch.zeros(0, 2, 3, 3))
-    raises(NotImplementedError, lambda: F.conv_transpose2d(torch.randn(1, 2, 3, 3).cuda(),
-                                                           torch.randn(2, 2, 3, 3).cuda()))
+    # (transposed convolution: case_conv_transpose_on_device, cuda_fake_shapes.py)
     raises(RuntimeError, lambda: F.conv2d(torch.randn(1, 2, 3, 3).cuda(),
                                           torch.randn(2, 2, 3, 3)),
            "Expected all tensors to be on the same device, but found at least two "
@@ -2044,6 +2040,9 @@ def main():
             results[n] = "ok"
         except BaseException:
             results[n] = traceback.format_exc()
+        # the pretend part guards each cached segment around every kernel:
+        # a cache grown by earlier cases would slow the later ones
+        torch.cuda.empty_cache()
     print(json.dumps(results))
 
 
@@ -2553,39 +2552,17 @@ def case_var_std_logsumexp_on_device():
         yr.grad = None
 
 
-def case_piecewise_activations_on_device():
-    """leaky_relu, hardtanh (relu6) and threshold on the device: values and
-    gradients bit for bit the CPU's, NaN and infinities included; the
-    smooth activations still refuse."""
-    base = torch.tensor([[-3.0, -1.0, -0.25, 0.0, 0.5, 1.0, 2.0, 7.0, float("nan"),
-                          float("inf"), -float("inf"), 0.99]])
-    calls = [lambda t: F.leaky_relu(t, 0.1), lambda t: F.hardtanh(t, -0.5, 1.0),
-             lambda t: F.relu6(t), lambda t: F.threshold(t, 0.5, -2.0),
-             lambda t: F.hardtanh(t, 2.0, 1.0), lambda t: F.leaky_relu(t.clone(), 0.2, True),
-             lambda t: torch.nn.LeakyReLU(0.3)(t)]
-    for dt in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
-        for k, f in enumerate(calls):
-            rg = dt in (torch.float32, torch.float64)
-            xc = base.to(dt).clone().requires_grad_(rg)
-            xd = base.to(dt).clone().cuda().requires_grad_(rg)
-            yc, yd = f(xc), f(xd)
-            same(yd.detach(), yc.detach())
-            if rg:
-                g = torch.linspace(-1, 1, 12).reshape(1, 12).to(dt)
-                yc.backward(g)
-                yd.backward(g.cuda())
-                same(xd.grad, xc.grad)
-    xi = torch.tensor([-5, 0, 3, 9])
-    same(F.hardtanh(xi.cuda(), -2, 4), F.hardtanh(xi, -2, 4))
-    same(F.threshold(xi.cuda(), 1, 7), F.threshold(xi, 1, 7))
-    # second derivative (0) on the device
-    x = base.cuda().requires_grad_()
-    (gx,) = torch.autograd.grad(F.leaky_relu(x, 0.1).sum(), x, create_graph=True)
-    (ggx,) = torch.autograd.grad((gx * gx).sum(), x, allow_unused=True)
-    assert ggx is None or ggx.device.type == "cuda"
-    raises(NotImplementedError, lambda: F.elu(base.cuda()))
-    raises(NotImplementedError, lambda: F.softplus(base.cuda()))
-
+# More cases live in sibling modules, one per area (they import the
+# helpers above from this module); their case_* functions join this one's.
+for _name in ("cuda_fake_sampling", "cuda_fake_counting", "cuda_fake_shapes",
+              "cuda_fake_activations"):
+    try:
+        _mod = __import__(_name)
+    except ModuleNotFoundError as _e:
+        if _e.name != _name:
+            raise
+        continue
+    globals().update((k, v) for k, v in vars(_mod).items() if k.startswith("case_"))
 
 if __name__ == "__main__":
     main()

@@ -291,7 +291,8 @@ def rrelu(input, lower=1. / 8, upper=1. / 3, training=False, inplace=False):
     element in training, fixed at their mean in evaluation."""
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
-    slope = _C.empty(tuple(input.shape), dtype=input.dtype).uniform_(lower, upper)
+    slope = _C.empty(tuple(input.shape), dtype=input.dtype,
+                     device=input.device).uniform_(lower, upper)
     out = _C.where(input >= 0, input, input * slope)
     if inplace:
         with no_grad():
@@ -375,7 +376,10 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     y_soft = gumbels.softmax(dim)
     if hard:
         index = y_soft.max(dim, keepdim=True)[1]
-        y_hard = _C.zeros_like(logits).scatter_(dim, index, 1.0)
+        # one index per row: scatter_add_ writes what scatter_ would, and
+        # has a device kernel
+        ones = _C.ones_like(index, dtype=logits.dtype)
+        y_hard = _C.zeros_like(logits).scatter_add_(dim, index, ones)
         return y_hard - y_soft.detach() + y_soft
     return y_soft
 
@@ -431,13 +435,18 @@ def one_hot(tensor, num_classes=-1):
     if tensor.numel() == 0:
         if num_classes <= 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        return _C.empty(tuple(tensor.shape) + (num_classes,), dtype=_C.int64)
+        return _C.empty(tuple(tensor.shape) + (num_classes,), dtype=_C.int64,
+                        device=tensor.device)
     if int(tensor.min()) < 0:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:
         num_classes = int(tensor.max()) + 1
     elif int(tensor.max()) >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
+    if tensor.device.type != "cpu":
+        # a comparison with the classes: pointwise kernels, no scatter
+        classes = _C.arange(num_classes, device=tensor.device)
+        return (tensor.unsqueeze(-1) == classes).to(_C.int64)
     out = _C.zeros(tuple(tensor.shape) + (num_classes,), dtype=_C.int64)
     return out.scatter_(-1, tensor.unsqueeze(-1), 1)
 

@@ -6,7 +6,8 @@ so seeded weights are bit-identical), checks, messages and reprs.
 The computation is PyTorch's CPU path: per layer and direction the input
 side of the gates for all steps is one matmul (addmm), and the recurrence
 runs in C (_C._rnn_layer: per step one gemm with W_hh and the fused cell,
-and its backward in one pass).  Dropout between layers is F.dropout on
+and its backward in one pass); on a device it is composed of device ops
+per step (_device_layer).  Dropout between layers is F.dropout on
 the layer's output, in torch's order, so it draws the same masks."""
 import math
 import numbers
@@ -31,6 +32,58 @@ def apply_permutation(tensor, permutation, dim=1):
     warnings.warn("apply_permutation is deprecated, please use "
                   "tensor.index_select(dim, permutation) instead")
     return _apply_permutation(tensor, permutation, dim)
+
+
+def _device_layer(mode, gx, w_hh, b_hh, w_hr, h0, c0, batch_sizes, nsteps, reverse):
+    """_C._rnn_layer for device tensors, composed of device ops one step at
+    a time (the hidden side one addmm, the cell pointwise ops), so autograd
+    records it and the gradients stay on the device.  Steps as Note [Packed
+    steps] (aten/cpu/rnn.c): step t updates the first batch_sizes[t] rows
+    of the states, the others keep theirs."""
+    if batch_sizes is None:
+        sizes = [h0.shape[0]] * nsteps
+    else:
+        sizes = [int(b) for b in batch_sizes.tolist()]
+    offs = [0]
+    for b in sizes:
+        offs.append(offs[-1] + b)
+    if offs[-1] != gx.shape[0]:
+        raise RuntimeError("rnn: the steps cover %d rows but the input has %d"
+                           % (offs[-1], gx.shape[0]))
+    h, c = h0, c0
+    outs = [None] * len(sizes)
+    for t in (reversed(range(len(sizes))) if reverse else range(len(sizes))):
+        bs = sizes[t]
+        x, hp = gx[offs[t]:offs[t + 1]], h[:bs]
+        gh = _C.addmm(b_hh, hp, w_hh.t()) if b_hh is not None else _C.mm(hp, w_hh.t())
+        if mode == "LSTM":
+            xi, xf, xg, xo = (x + gh).chunk(4, 1)
+            cn = xf.sigmoid() * c[:bs] + xi.sigmoid() * xg.tanh()
+            hn = xo.sigmoid() * cn.tanh()
+            if w_hr is not None:
+                hn = _C.mm(hn, w_hr.t())
+            c = cn if bs == c.shape[0] else _C.cat([cn, c[bs:]], 0)
+        elif mode == "GRU":
+            xr, xz, xn = x.chunk(3, 1)
+            hr, hz, hn_ = gh.chunk(3, 1)
+            z = (xz + hz).sigmoid()
+            n = (xn + hn_ * (xr + hr).sigmoid()).tanh()
+            hn = (hp - n) * z + n
+        else:
+            hn = (x + gh).tanh() if mode == "RNN_TANH" else (x + gh).relu()
+        h = hn if bs == h.shape[0] else _C.cat([hn, h[bs:]], 0)
+        outs[t] = hn
+    out = _C.cat(outs, 0) if outs else gx.new_empty((0, h0.shape[1]))
+    return out, h, c
+
+
+def _layer(mode, gx, w_hh, b_hh, w_hr, h0, c0, batch_sizes, nsteps, reverse):
+    """One layer direction: _C._rnn_layer's fused steps on the CPU, the
+    composite of _device_layer on a device."""
+    if gx.device.type != "cpu" or h0.device.type != "cpu":
+        return _device_layer(mode, gx, w_hh, b_hh, w_hr, h0, c0, batch_sizes, nsteps,
+                             reverse)
+    return _C._rnn_layer(mode, gx, w_hh, b_hh, w_hr, h0, c0, batch_sizes, nsteps, reverse)
 
 
 def _rnn_impl(mode, input, batch_sizes, hx, cx, weights, has_biases, num_layers,
@@ -59,9 +112,9 @@ def _rnn_impl(mode, input, batch_sizes, hx, cx, weights, has_biases, num_layers,
                 gx = _C.addmm(b_ih, layer_input, w[0].t())
             else:
                 gx = _C.mm(layer_input, w[0].t())
-            out, h, c = _C._rnn_layer(mode, gx, w[1], b_hh, w[-1] if has_proj else None,
-                                      hx[k], None if cx is None else cx[k], batch_sizes,
-                                      steps or 0, direction == 1)
+            out, h, c = _layer(mode, gx, w[1], b_hh, w[-1] if has_proj else None,
+                               hx[k], None if cx is None else cx[k], batch_sizes,
+                               steps or 0, direction == 1)
             outputs.append(out)
             hs.append(h)
             cs.append(c)
@@ -472,7 +525,7 @@ def _cell(mode, input, hx, cx, w_ih, w_hh, b_ih, b_hh):
     if cx is not None:
         _check_cell_hidden(input, cx, hidden_size, 0)
     gx = F.linear(input, w_ih, b_ih)
-    _, h, c = _C._rnn_layer(mode, gx, w_hh, b_hh, None, hx, cx, None, 1, False)
+    _, h, c = _layer(mode, gx, w_hh, b_hh, None, hx, cx, None, 1, False)
     return h, c
 
 
