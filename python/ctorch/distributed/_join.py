@@ -95,6 +95,13 @@ def _fail(store, base, rank, keys, msg):
     for r in range(len(keys)):
         if r not in present:
             store.set(keys[r], "abort")
+    if rank > 0:
+        # done with the store: rank 0, its host, need not linger for us
+        # (a rank that timed out on its own never reads the abort below)
+        try:
+            store.set("%s/ack/%d" % (base, rank), "1")
+        except RuntimeError:
+            pass
     if rank == 0:
         acks = ["%s/ack/%d" % (base, r) for r in present if r != 0]
         try:
