@@ -21,8 +21,8 @@
  * are the same for any sort).
  * bincount and histc count with scatter_add too: bins of ones (int64,
  * exact) or of bincount's weights (floating sums whose order the device's
- * atomics choose, as PyTorch's CUDA ones do); an element outside every bin
- * goes to one extra dump bin that is dropped.
+ * atomics choose, as PyTorch's CUDA ones do); an element outside [min,
+ * max] goes to one extra dump bin that is dropped.
  * searchsorted is the CPU's binary search run for all values at once, a
  * fixed number of steps (the bit length of the row size) of gather,
  * compare and where.
@@ -430,12 +430,12 @@ ct__device_histc(const ct_tensor *t, int64_t bins, double min, double max)
     q = where3(&s, in, q, scalar(&s, ct_scalar_int(0)));
     ct_tensor *pos = in_dtype(&s, q, CT_DTYPE_INT64);
     ct_tensor *last = scalar(&s, ct_scalar_int(bins));
-    ct_tensor *top = bin(&s, CT_BINARY_EQ, pos, last);
+    /* max, or past it where bfloat16 rounded bins up: the last bin, as the
+     * CPU's */
+    ct_tensor *top = bin(&s, CT_BINARY_GE, pos, last);
     pos = where3(&s, top, scalar(&s, ct_scalar_int(bins - 1)), pos);
-    /* outside [min, max] (or past the last bin, which the CPU does not
-     * expect): the dump bin */
-    ct_tensor *ok = bin(&s, CT_BINARY_LOGICAL_AND, in, bin(&s, CT_BINARY_LT, pos, last));
-    pos = where3(&s, ok, pos, last);
+    /* outside [min, max]: the dump bin */
+    pos = where3(&s, in, pos, last);
     ct_tensor *flat = shaped(&s, pos, 1, &n);
     ct_tensor *one = filled(&s, n, CT_DTYPE_INT64, ct_scalar_int(1), dev);
     ct_tensor *c = binned(&s, bins + 1, CT_DTYPE_INT64, flat, one, dev);

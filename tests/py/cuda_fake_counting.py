@@ -195,6 +195,10 @@ def case_histc_on_device():
                     continue
                 same(torch.histc(xx.cuda(), bins, lo, hi), cpu)
         same(x.cuda().histc(bins=10, min=-3, max=3), x.histc(bins=10, min=-3, max=3))
+    # bfloat16's bins rounded up (259 to 260): the values past the last bin
+    # count in it on both
+    xb = torch.linspace(0, 1, 1000).bfloat16()
+    same(xb.cuda().histc(259, 0, 1), xb.histc(259, 0, 1))
     # the CPU's errors: dtypes, bins, an inverted or infinite range
     for x, args in ((raw.half(), (10,)), (raw.long(), (10,)), (raw, (0,)), (raw, (-3,)),
                     (raw, (10, 3, 1)), (raw, (10, 0, float("inf"))),
