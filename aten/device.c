@@ -32,8 +32,8 @@ on_cuda(const ct_tensor *t)
     return t != NULL && ct_tensor_device(t).type == CT_DEVICE_CUDA;
 }
 
-static const char *
-device_text(ct_device d, char *buf, size_t n)
+const char *
+ct__device_text(ct_device d, char *buf, size_t n)
 {
     if (d.index >= 0 && d.type != CT_DEVICE_CPU) {
         snprintf(buf, n, "%s:%d", ct_device_type_name(d.type), d.index);
@@ -49,7 +49,7 @@ ct__no_device_kernel(const ct_tensor *t)
 {
     char b[32];
     return ct_error(CT_ERR_NOTIMPL, "ctorch: this operation has no kernel for device "
-                    "'%s' yet", device_text(ct_tensor_device(t), b, sizeof b));
+                    "'%s' yet", ct__device_text(ct_tensor_device(t), b, sizeof b));
 }
 
 int
@@ -68,8 +68,8 @@ two_devices(ct_device a, ct_device b)
 {
     char b1[32], b2[32];
     return ct_error(CT_ERR_RUNTIME, "Expected all tensors to be on the same device, but "
-                    "found at least two devices, %s and %s!", device_text(a, b1, sizeof b1),
-                    device_text(b, b2, sizeof b2));
+                    "found at least two devices, %s and %s!", ct__device_text(a, b1, sizeof b1),
+                    ct__device_text(b, b2, sizeof b2));
 }
 
 int

@@ -16,6 +16,8 @@ ct__is_device(const ct_tensor *t)
 /* -1 with the NotImplementedError of an op that has no kernel for t's
  * device; CPU kernels call it before touching a device tensor's data. */
 int ct__no_device_kernel(const ct_tensor *t);
+/* d as PyTorch prints it in messages ("cpu", "cuda:0") into buf. */
+const char *ct__device_text(ct_device d, char *buf, size_t n);
 
 /* 0, or -1 with ct__no_device_kernel's error when one of ts[0..n-1]
  * (NULLs skipped) lives on a device: the entry check of CPU-only ops. */

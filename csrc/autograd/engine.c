@@ -16,6 +16,8 @@
  * Grad mode is create_graph while the formulas run, so with create_graph
  * they record a graph of their own.
  */
+#include "aten/device.h"
+
 #include <ctorch/autograd.h>
 #include <ctorch/cuda.h>
 #include <ctorch/error.h>
@@ -593,6 +595,17 @@ root_grad(const ct_tensor *root, const ct_tensor *grad, int i)
                  "torch.Size(%s) and output[%d] has a shape of torch.Size(%s).", i,
                  ct_format_sizes(grad->ndim, grad->sizes, a, sizeof a), i,
                  ct_format_sizes(root->ndim, root->sizes, b, sizeof b));
+        return NULL;
+    }
+    if (!ct_device_eq(ct_tensor_device(grad), ct_tensor_device(root))) {
+        /* PyTorch's validate_outputs: a 0-dim gradient is moved over */
+        if (grad->ndim == 0) {
+            return ct_to_device(grad, ct_tensor_device(root));
+        }
+        char a[32], b[32];
+        ct_error(CT_ERR_RUNTIME, "invalid gradient at index %d - expected device %s but "
+                 "got %s", i, ct__device_text(ct_tensor_device(root), a, sizeof a),
+                 ct__device_text(ct_tensor_device(grad), b, sizeof b));
         return NULL;
     }
     ct_tensor_incref((ct_tensor *)grad);

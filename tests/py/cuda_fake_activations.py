@@ -185,3 +185,26 @@ def case_einsum_and_nll_double_backward_on_device():
             gg.append(g2)
         assert gg[1].device.type == "cuda"
         assert torch.allclose(gg[1].cpu(), gg[0], atol=1e-6), red
+
+
+def case_root_gradient_on_another_device():
+    """A gradient handed to backward() or autograd.grad for a device output
+    must be on that device (PyTorch's validate_outputs), except a 0-dim
+    one, which is moved over; before, a CPU gradient flowed through and
+    left x.grad on the CPU."""
+    x = torch.randn(2, 2).cuda().requires_grad_()
+    msg = "invalid gradient at index 0 - expected device cuda:0 but got cpu"
+    raises(RuntimeError, lambda: (x * 2).backward(torch.ones(2, 2)), msg)
+    raises(RuntimeError, lambda: torch.autograd.grad(x * 2, x, torch.ones(2, 2)), msg)
+    raises(RuntimeError, lambda: F.avg_pool2d(x.view(1, 1, 2, 2), 2).backward(
+        torch.ones(1, 1, 1, 1)), msg)
+    raises(RuntimeError, lambda: torch.autograd.grad([x.sum(), x * 2], [x],
+                                                     [torch.ones(()).cuda(), torch.ones(2, 2)]),
+           msg.replace("index 0", "index 1"))
+    assert x.grad is None
+    (x * 2).sum().backward(torch.tensor(3.0))
+    assert x.grad.device.type == "cuda"
+    same(x.grad, torch.full((2, 2), 6.0))
+    y = torch.ones(2, 2).requires_grad_()
+    raises(RuntimeError, lambda: (y * 2).backward(torch.ones(2, 2).cuda()),
+           "invalid gradient at index 0 - expected device cpu but got cuda:0")
