@@ -18,12 +18,6 @@ param(temps *s, const ct_tensor *x, double p)
     return v != NULL ? in_dtype(s, v, x->dtype) : NULL;
 }
 
-static ct_tensor *
-pick(temps *s, ct_tensor *cond, const ct_tensor *a, const ct_tensor *b)
-{
-    return cond != NULL && a != NULL && b != NULL ? tmp(s, ct_where(cond, a, b)) : NULL;
-}
-
 ct_tensor *
 ct__device_int_activation(ct_act_op op, const ct_tensor *x, const double *p)
 {
@@ -32,13 +26,13 @@ ct__device_int_activation(ct_act_op op, const ct_tensor *x, const double *p)
     if (op == CT_ACT_HARDTANH) {
         /* x < min ? min (max when min > max) : x > max ? max : x, with the
          * wrapped values compared */
-        ct_tensor *lo = pick(&s, bin(&s, CT_BINARY_GT, p0, p1), p1, p0);
-        out = pick(&s, bin(&s, CT_BINARY_LT, x, p0), lo,
-                   pick(&s, bin(&s, CT_BINARY_GT, x, p1), p1, x));
+        ct_tensor *lo = where3(&s, bin(&s, CT_BINARY_GT, p0, p1), p1, p0);
+        out = where3(&s, bin(&s, CT_BINARY_LT, x, p0), lo,
+                     where3(&s, bin(&s, CT_BINARY_GT, x, p1), p1, x));
     }
     else {
         CT_ASSERT(op == CT_ACT_THRESHOLD);
-        out = pick(&s, bin(&s, CT_BINARY_LE, x, p0), p1, x);
+        out = where3(&s, bin(&s, CT_BINARY_LE, x, p0), p1, x);
     }
     /* laid out and typed as x (a 0-dim number never widens it) */
     ct_tensor *r = out != NULL ? result(&s, out, x->dtype, x->ndim, x->sizes) : NULL;

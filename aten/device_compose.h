@@ -71,6 +71,13 @@ bin(temps *s, ct_binary_op op, const ct_tensor *a, const ct_tensor *b)
     return tmp(s, ct_binary(op, a, b, ct_scalar_int(1), NULL, CT_OUT_NEW));
 }
 
+/* c ? a : b per element */
+static inline ct_tensor *
+where3(temps *s, const ct_tensor *c, const ct_tensor *a, const ct_tensor *b)
+{
+    return c != NULL && a != NULL && b != NULL ? tmp(s, ct_where(c, a, b)) : NULL;
+}
+
 static inline ct_tensor *
 un(temps *s, ct_unary_op op, const ct_tensor *t)
 {

@@ -53,12 +53,6 @@ item(temps *s, ct_tensor *t, ct_scalar *out)
     return tmp(s, t) != NULL ? ct_tensor_item(t, out) : -1;
 }
 
-static ct_tensor *
-where3(temps *s, const ct_tensor *c, const ct_tensor *a, const ct_tensor *b)
-{
-    return c != NULL && a != NULL && b != NULL ? tmp(s, ct_where(c, a, b)) : NULL;
-}
-
 /* A zeroed [n] tensor of dt on dev with src ([m]) added at index ([m]
  * int64, values in [0, n)); owned by s. */
 static ct_tensor *

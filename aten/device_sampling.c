@@ -119,9 +119,7 @@ static ct_tensor *
 last_positive(temps *s, const ct_tensor *p)
 {
     int64_t ncat = p->sizes[1];
-    ct_tensor *j = tmp(s, ct_arange(ct_scalar_int(0), ct_scalar_int(ncat), ct_scalar_int(1),
-                                    CT_DTYPE_INT64));
-    j = j != NULL ? tmp(s, ct_to_device(j, ct_tensor_device(p))) : NULL;
+    ct_tensor *j = arange_on(s, ncat, ct_tensor_device(p));
     ct_tensor *pos = bin(s, CT_BINARY_GT, p, scalar(s, ct_scalar_int(0)));
     ct_tensor *marked = bin(s, CT_BINARY_MUL, in_dtype(s, pos, CT_DTYPE_INT64), j);
     ct_tensor *values = NULL, *indices = NULL;

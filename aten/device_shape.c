@@ -21,16 +21,6 @@ value_in(temps *s, double v, ct_dtype dt)
     return in_dtype(s, c, dt);
 }
 
-/* arange(n) (plus `add`) as int64 on dev, viewed with sizes. */
-static ct_tensor *
-range_on(temps *s, int64_t n, int64_t add, int nd, const int64_t *sizes, ct_device dev)
-{
-    ct_tensor *h = tmp(s, ct_arange(ct_scalar_int(add), ct_scalar_int(add + n),
-                                    ct_scalar_int(1), CT_DTYPE_INT64));
-    ct_tensor *d = h != NULL ? tmp(s, ct_to_device(h, dev)) : NULL;
-    return d != NULL ? tmp(s, ct_view(d, nd, sizes)) : NULL;
-}
-
 ct_tensor *
 ct__device_triangle(const ct_tensor *t, int64_t diagonal, bool lower)
 {
@@ -39,14 +29,14 @@ ct__device_triangle(const ct_tensor *t, int64_t diagonal, bool lower)
     ct_device dev = ct_tensor_device(t);
     int64_t rows = t->sizes[t->ndim - 2], cols = t->sizes[t->ndim - 1];
     int64_t rs[2] = {rows, 1}, cs[2] = {1, cols};
-    /* element (i, j) is kept when j <= i + diagonal (lower), j >= i +
+    /* element (i, j) is kept when j - i <= diagonal (lower), j - i >=
      * diagonal (upper): a [rows, cols] mask from two ranges, broadcast over
      * the batch */
-    ct_tensor *i = range_on(&s, rows, diagonal, 2, rs, dev);
-    ct_tensor *j = range_on(&s, cols, 0, 2, cs, dev);
-    ct_tensor *keep = bin(&s, lower ? CT_BINARY_LE : CT_BINARY_GE, j, i);
-    ct_tensor *zero = tmp(&s, ct_zeros(0, NULL, t->dtype));
-    ct_tensor *w = keep != NULL && zero != NULL ? tmp(&s, ct_where(keep, t, zero)) : NULL;
+    ct_tensor *i = shaped(&s, arange_on(&s, rows, dev), 2, rs);
+    ct_tensor *j = shaped(&s, arange_on(&s, cols, dev), 2, cs);
+    ct_tensor *keep = bin(&s, lower ? CT_BINARY_LE : CT_BINARY_GE, bin(&s, CT_BINARY_SUB, j, i),
+                          scalar(&s, ct_scalar_int(diagonal)));
+    ct_tensor *w = where3(&s, keep, t, tmp(&s, ct_zeros(0, NULL, t->dtype)));
     if (w != NULL) {
         r = ct_contiguous(w);
     }
@@ -84,12 +74,9 @@ ct__device_nan_to_num(const ct_tensor *t, double nan, double posinf, double negi
     ct_tensor *isnan = un(&s, CT_UNARY_ISNAN, t);
     ct_tensor *ispos = bin(&s, CT_BINARY_EQ, t, inf);
     ct_tensor *isneg = bin(&s, CT_BINARY_EQ, t, un(&s, CT_UNARY_NEG, inf));
-    ct_tensor *a = isneg != NULL ? tmp(&s, ct_where(isneg, value_in(&s, neginf, t->dtype), t))
-                                 : NULL;
-    ct_tensor *b = a != NULL && ispos != NULL
-                       ? tmp(&s, ct_where(ispos, value_in(&s, posinf, t->dtype), a)) : NULL;
-    ct_tensor *c = b != NULL && isnan != NULL
-                       ? tmp(&s, ct_where(isnan, value_in(&s, nan, t->dtype), b)) : NULL;
+    ct_tensor *a = where3(&s, isneg, value_in(&s, neginf, t->dtype), t);
+    ct_tensor *b = where3(&s, ispos, value_in(&s, posinf, t->dtype), a);
+    ct_tensor *c = where3(&s, isnan, value_in(&s, nan, t->dtype), b);
     if (c != NULL) {
         r = give(c);
     }
@@ -125,8 +112,7 @@ ct__device_lerp(const ct_tensor *start, const ct_tensor *end, const ct_tensor *w
                             in_dtype(&s, sa, wide));
     ct_tensor *near_e = bin(&s, CT_BINARY_SUB, in_dtype(&s, ea, wide),
                             bin(&s, CT_BINARY_MUL, dw, in_dtype(&s, omw, wide)));
-    ct_tensor *v = small != NULL && near_s != NULL && near_e != NULL
-                       ? tmp(&s, ct_where(small, near_s, near_e)) : NULL;
+    ct_tensor *v = where3(&s, small, near_s, near_e);
     if (v != NULL) {
         r = ct_to_dtype(v, dt, true);
     }

@@ -519,17 +519,11 @@ check_range(bool bad)
     return 0;
 }
 
-/* The device composites' helpers (device_compose.h): a number, where(). */
+/* a number (device_compose.h's scalar of a double) */
 static ct_tensor *
 dsc(temps *s, double v)
 {
     return scalar(s, ct_scalar_float(v));
-}
-
-static ct_tensor *
-dwhere(temps *s, const ct_tensor *c, const ct_tensor *a, const ct_tensor *b)
-{
-    return c != NULL && a != NULL && b != NULL ? tmp(s, ct_where(c, a, b)) : NULL;
 }
 
 /* max_A(a, v) of the element functions: a < v ? v : a (NaN stays). */
@@ -537,7 +531,7 @@ static ct_tensor *
 dmax(temps *s, const ct_tensor *a, double v)
 {
     ct_tensor *k = dsc(s, v);
-    return dwhere(s, bin(s, CT_BINARY_LT, a, k), k, a);
+    return where3(s, bin(s, CT_BINARY_LT, a, k), k, a);
 }
 
 /* log_sigmoid_A(x) = (x < 0 ? x : 0) - log1p(exp(-|x|)) */
@@ -618,13 +612,13 @@ device_ploss(ct_ploss_op op, const ct_tensor *grad, const ct_tensor *input,
             break;
         case CT_PLOSS_SMOOTH_L1: {
             ct_tensor *z = U(ABS, d), *ps = dsc(&s, p);
-            r = dwhere(&s, B(LT, z, ps), B(DIV, B(MUL, B(MUL, dsc(&s, 0.5), z), z), ps),
+            r = where3(&s, B(LT, z, ps), B(DIV, B(MUL, B(MUL, dsc(&s, 0.5), z), z), ps),
                        B(SUB, z, dsc(&s, 0.5 * p)));
             break;
         }
         case CT_PLOSS_HUBER: {
             ct_tensor *z = U(ABS, d), *ps = dsc(&s, p);
-            r = dwhere(&s, B(LT, z, ps), B(MUL, B(MUL, dsc(&s, 0.5), z), z),
+            r = where3(&s, B(LT, z, ps), B(MUL, B(MUL, dsc(&s, 0.5), z), z),
                        B(MUL, ps, B(SUB, z, dsc(&s, 0.5 * p))));
             break;
         }
@@ -679,7 +673,7 @@ device_ploss(ct_ploss_op op, const ct_tensor *grad, const ct_tensor *input,
                 mg = B(MUL, mg, ps);
                 nmg = B(MUL, nmg, ps);
             }
-            r = dwhere(&s, B(LE, d, dsc(&s, -p)), nmg, dwhere(&s, B(GE, d, ps), mg, mid));
+            r = where3(&s, B(LE, d, dsc(&s, -p)), nmg, where3(&s, B(GE, d, ps), mg, mid));
             break;
         }
         case CT_PLOSS_BCE:
