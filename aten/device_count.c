@@ -37,14 +37,6 @@
 #include <ctorch/ops_index.h>
 #include <ctorch/ops_sort.h>
 
-/* A new [n] tensor of dt on dev holding v (owned by s). */
-static ct_tensor *
-filled(temps *s, int64_t n, ct_dtype dt, ct_scalar v, ct_device dev)
-{
-    ct_tensor *t = tmp(s, ct_empty(1, &n, dt, dev));
-    return t != NULL && (n == 0 || ct_fill_(t, v) == 0) ? t : NULL;
-}
-
 /* The value of one-element t (a new reference or NULL, then owned by s),
  * read to the host. */
 static int
@@ -106,7 +98,8 @@ run_counts(temps *s, const ct_tensor *ids, int64_t g)
         return NULL;
     }
     ct_device dev = ct_tensor_device(ids);
-    ct_tensor *one = filled(s, ids->numel, CT_DTYPE_INT64, ct_scalar_int(1), dev);
+    int64_t n = ids->numel;
+    ct_tensor *one = tmp(s, ct_full_on(1, &n, ct_scalar_int(1), CT_DTYPE_INT64, dev));
     return binned(s, g, CT_DTYPE_INT64, ids, one, dev);
 }
 
@@ -380,8 +373,7 @@ ct__device_bincount(const ct_tensor *t, const ct_tensor *weights, int64_t minlen
     ct_tensor *idx = in_dtype(&s, t, CT_DTYPE_INT64);
     ct_tensor *b;
     if (weights == NULL) {
-        ct_tensor *one = filled(&s, t->numel, CT_DTYPE_INT64, ct_scalar_int(1), dev);
-        b = binned(&s, len, CT_DTYPE_INT64, idx, one, dev);
+        b = run_counts(&s, idx, len);
     }
     else {
         /* the CPU adds float32 weights in float, the others in double */
@@ -408,7 +400,6 @@ ct_tensor *
 ct__device_histc(const ct_tensor *t, int64_t bins, double min, double max)
 {
     temps s = {0};
-    ct_device dev = ct_tensor_device(t);
     ct_dtype dt = t->dtype;
     int64_t n = t->numel;
     /* the CPU's bin arithmetic, each step rounded to dt as the device's
@@ -423,16 +414,12 @@ ct__device_histc(const ct_tensor *t, int64_t bins, double min, double max)
     q = bin(&s, CT_BINARY_DIV, q, w);
     q = where3(&s, in, q, scalar(&s, ct_scalar_int(0)));
     ct_tensor *pos = in_dtype(&s, q, CT_DTYPE_INT64);
-    ct_tensor *last = scalar(&s, ct_scalar_int(bins));
     /* max, or past it where bfloat16 rounded bins up: the last bin, as the
      * CPU's */
-    ct_tensor *top = bin(&s, CT_BINARY_GE, pos, last);
-    pos = where3(&s, top, scalar(&s, ct_scalar_int(bins - 1)), pos);
+    pos = bin(&s, CT_BINARY_MINIMUM, pos, scalar(&s, ct_scalar_int(bins - 1)));
     /* outside [min, max]: the dump bin */
-    pos = where3(&s, in, pos, last);
-    ct_tensor *flat = shaped(&s, pos, 1, &n);
-    ct_tensor *one = filled(&s, n, CT_DTYPE_INT64, ct_scalar_int(1), dev);
-    ct_tensor *c = binned(&s, bins + 1, CT_DTYPE_INT64, flat, one, dev);
+    pos = where3(&s, in, pos, scalar(&s, ct_scalar_int(bins)));
+    ct_tensor *c = run_counts(&s, shaped(&s, pos, 1, &n), bins + 1);
     c = c != NULL ? tmp(&s, ct_narrow(c, 0, 0, bins)) : NULL;
     ct_tensor *out = c != NULL ? result(&s, c, dt, 1, &bins) : NULL;
     temps_free(&s);
@@ -440,18 +427,6 @@ ct__device_histc(const ct_tensor *t, int64_t bins, double min, double max)
 }
 
 /* --- searchsorted ---------------------------------------------------------------- */
-
-static const char *
-device_text(ct_device d, char *buf, size_t n)
-{
-    if (d.type == CT_DEVICE_CPU || d.index < 0) {
-        snprintf(buf, n, "%s", ct_device_type_name(d.type));
-    }
-    else {
-        snprintf(buf, n, "%s:%d", ct_device_type_name(d.type), d.index);
-    }
-    return buf;
-}
 
 typedef struct {
     const ct_tensor *seq, *sorter;  /* [R, nb] */
@@ -549,8 +524,8 @@ ct__device_searchsorted(const ct_tensor *seq, const ct_tensor *values, ct_dtype 
             ct_error(CT_ERR_RUNTIME, "torch.searchsorted(): boundaries and input value "
                      "tensors should have same device type, but got boundaries tensor "
                      "device type %s and input value tensor device type %s",
-                     device_text(dev, a, sizeof a),
-                     device_text(ct_tensor_device(values), b, sizeof b));
+                     ct__device_text(dev, a, sizeof a),
+                     ct__device_text(ct_tensor_device(values), b, sizeof b));
             return NULL;
         }
         /* a number (PyTorch's Scalar overload moves it to the device) */
@@ -563,8 +538,8 @@ ct__device_searchsorted(const ct_tensor *seq, const ct_tensor *values, ct_dtype 
         ct_error(CT_ERR_RUNTIME, "torch.searchsorted(): sorter and boundary tensors "
                  "should have same device type, but got sorter tensor device type %s and "
                  "input value tensor device type %s",
-                 device_text(ct_tensor_device(sorter), a, sizeof a),
-                 device_text(dev, b, sizeof b));
+                 ct__device_text(ct_tensor_device(sorter), a, sizeof a),
+                 ct__device_text(dev, b, sizeof b));
         goto done;
     }
     int64_t nb = seq->sizes[seq->ndim - 1], m = values->numel;
@@ -592,8 +567,7 @@ ct__device_searchsorted(const ct_tensor *seq, const ct_tensor *values, ct_dtype 
     }
     if (sr.seq == NULL || sr.vals == NULL || (sorter != NULL && sr.sorter == NULL) ||
         (lo = ct_zeros_on(2, rs, CT_DTYPE_INT64, dev)) == NULL ||
-        (hi = ct_zeros_on(2, rs, CT_DTYPE_INT64, dev)) == NULL ||
-        ct_fill_(hi, ct_scalar_int(nb)) < 0) {
+        (hi = ct_full_on(2, rs, ct_scalar_int(nb), CT_DTYPE_INT64, dev)) == NULL) {
         goto done;
     }
     /* each step at least halves hi - lo: the bit length of nb of them */
