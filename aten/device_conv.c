@@ -143,15 +143,14 @@ four_d(temps *s, const ct_tensor *t)
     return shaped(s, t, 4, sz);
 }
 
-/* The three products of Note [Convolution as gemm], each owned by s.
- * forward: narrow [n, o, oh, ow] = W[g] @ cols(wide)[n, g]. */
+/* The three products of Note [Convolution as gemm], each owned by s;
+ * cols is columns() of the wide side.
+ * forward: narrow [n, o, oh, ow] = W[g] @ cols[n, g]. */
 static ct_tensor *
-product_forward(temps *s, const conv_geom *g, const ct_tensor *wide, const ct_tensor *weight,
-                const ct_tensor *idx)
+product_forward(temps *s, const conv_geom *g, const ct_tensor *cols, const ct_tensor *weight)
 {
     int64_t wsz[3] = {g->groups, g->og, g->cg * g->kh * g->kw};
     int64_t osz[4] = {g->n, g->o, g->oh, g->ow};
-    ct_tensor *cols = columns(s, g, four_d(s, wide), idx);
     ct_tensor *w = shaped(s, weight, 3, wsz);
     ct_tensor *y = cols != NULL && w != NULL ? tmp(s, ct_matmul(w, cols, NULL)) : NULL;
     return y != NULL ? tmp(s, ct_view(y, 4, osz)) : NULL;
@@ -171,15 +170,14 @@ product_data(temps *s, const conv_geom *g, const ct_tensor *narrow, const ct_ten
     return col2im(s, g, gc, idx, narrow->dtype);
 }
 
-/* weight: dW[g] = sum over n of narrow[n, g] @ cols(wide)[n, g]^T, shaped
- * like weight. */
+/* weight: dW[g] = sum over n of narrow[n, g] @ cols[n, g]^T (cols: the
+ * wide side's columns), shaped like weight. */
 static ct_tensor *
-product_weight(temps *s, const conv_geom *g, const ct_tensor *wide, const ct_tensor *narrow,
-               const ct_tensor *idx, const ct_tensor *weight)
+product_weight(temps *s, const conv_geom *g, const ct_tensor *cols, const ct_tensor *narrow,
+               const ct_tensor *weight)
 {
     int64_t gsz[4] = {g->n, g->groups, g->og, g->oh * g->ow}, zero = 0;
     ct_tensor *gy = shaped(s, narrow, 4, gsz);
-    ct_tensor *cols = columns(s, g, four_d(s, wide), idx);
     ct_tensor *ct = cols != NULL ? tmp(s, ct_transpose(cols, 2, 3)) : NULL;
     ct_tensor *prod = ct != NULL && gy != NULL ? tmp(s, ct_matmul(gy, ct, NULL)) : NULL;
     ct_tensor *sum = sum_over(s, prod, 1, &zero, false);
@@ -231,7 +229,8 @@ ct__device_conv_forward(const conv_geom *g, bool transposed, const ct_tensor *in
         ct_tensor *table = tmp(&s, column_table(g, dev));
         ct_tensor *idx = table != NULL ? table_rows(&s, g, table) : NULL;
         y = transposed ? product_data(&s, g, input, weight, idx)
-                       : product_forward(&s, g, input, weight, idx);
+                       : product_forward(&s, g, columns(&s, g, four_d(&s, input), idx),
+                                         weight);
     }
     if (y != NULL && bias != NULL) {
         int64_t bsz[4] = {1, osz[1], 1, 1};
@@ -286,14 +285,19 @@ ct__device_conv_backward(const conv_geom *g, bool transposed, const ct_tensor *g
     if (idx == NULL) {
         goto done;
     }
+    /* the wide side's columns, built once: the weight's product and a
+     * transposed convolution's data product both read them (a failure
+     * passes NULL on to them) */
+    ct_tensor *cols = mask[1] || (mask[0] && transposed)
+                          ? columns(&s, g, four_d(&s, wide), idx) : NULL;
     if (mask[1]) {
-        ct_tensor *gw = product_weight(&s, g, wide, narrow, idx, weight);
+        ct_tensor *gw = product_weight(&s, g, cols, narrow, weight);
         if (gw == NULL || (*grad_weight = ct_contiguous(gw)) == NULL) {
             goto done;
         }
     }
     if (mask[0]) {
-        ct_tensor *gi = transposed ? product_forward(&s, g, grad_out, weight, idx)
+        ct_tensor *gi = transposed ? product_forward(&s, g, cols, weight)
                                    : product_data(&s, g, grad_out, weight, idx);
         if (gi == NULL ||
             (*grad_input = result(&s, gi, input->dtype, input->ndim, input->sizes)) == NULL) {
