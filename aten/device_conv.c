@@ -184,46 +184,27 @@ product_weight(temps *s, const conv_geom *g, const ct_tensor *cols, const ct_ten
     return sum != NULL ? shaped(s, sum, weight->ndim, weight->sizes) : NULL;
 }
 
-/* The sizes of a convolution's wide (or narrow) side in nd dims (3: one
- * spatial dim); returns their product. */
-static int64_t
-side(const conv_geom *g, bool wide, int nd, int64_t *sizes)
-{
-    sizes[0] = g->n;
-    sizes[1] = wide ? g->c : g->o;
-    if (nd == 4) {
-        sizes[2] = wide ? g->ih : g->oh;
-    }
-    sizes[nd - 1] = wide ? g->iw : g->ow;
-    int64_t n = 1;
-    for (int i = 0; i < nd; i++) {
-        n *= sizes[i];
-    }
-    return n;
-}
-
 ct_tensor *
-ct__device_conv_forward(const conv_geom *g, bool transposed, const ct_tensor *input,
-                        const ct_tensor *weight, const ct_tensor *bias)
+ct__device_conv_forward(const conv_geom *g, bool transposed, const int64_t *osz,
+                        const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias)
 {
     temps s = {0};
     ct_tensor *r = NULL;
     if (ct__same_device((const ct_tensor *const[]){input, weight, bias}, 3) < 0) {
         return NULL;
     }
-    /* the output is the narrow side, the wide one when transposed */
+    /* osz: the output's sizes, the narrow side (the wide one when
+     * transposed) */
     int nd = input->ndim;
-    int64_t osz[4];
     ct_device dev = ct_tensor_device(input);
-    if (side(g, transposed, nd, osz) == 0) {
-        return ct_zeros_on(nd, osz, input->dtype, dev);
-    }
     ct_tensor *y;
     if (input->numel == 0 || weight->numel == 0) {
         /* no products to run (no input channels): zeros, plus the bias */
-        int64_t o4[4];
-        side(g, transposed, 4, o4);
-        y = tmp(&s, ct_zeros_on(4, o4, input->dtype, dev));
+        ct_tensor *z = ct_zeros_on(nd, osz, input->dtype, dev);
+        if (z == NULL || z->numel == 0) {
+            return z;
+        }
+        y = four_d(&s, tmp(&s, z));
     }
     else {
         ct_tensor *table = tmp(&s, column_table(g, dev));

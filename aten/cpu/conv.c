@@ -736,10 +736,10 @@ ct_convolution(const ct_tensor *input, const ct_tensor *weight, const ct_tensor 
     if (conv_check(input, weight, bias, p, &g) < 0) {
         return NULL;
     }
-    if (ct__is_device(input) || ct__is_device(weight) || ct__is_device(bias)) {
-        return ct__device_conv_forward(&g, p->transposed, input, weight, bias);
-    }
     side_sizes(&g, p->nsp, p->transposed, sizes);
+    if (ct__is_device(input) || ct__is_device(weight) || ct__is_device(bias)) {
+        return ct__device_conv_forward(&g, p->transposed, sizes, input, weight, bias);
+    }
     if ((x = ct_contiguous(input)) == NULL || (w = ct_contiguous(weight)) == NULL ||
         (bias != NULL && (b = ct_contiguous(bias)) == NULL) ||
         (out = ct_empty(p->nsp + 2, sizes, input->dtype, ct_device_cpu())) == NULL) {

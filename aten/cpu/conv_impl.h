@@ -48,8 +48,8 @@ void ct__conv_col2im_range(const conv_geom *g, const char *cols, char *x, int64_
  * and fold (input [N, C*kh*kw, L] or without N -> [N, C, H, W]) after
  * conv_unfold.c's, g their one-group geometry. */
 ct_tensor *ct__device_conv_forward(const conv_geom *g, bool transposed,
-                                   const ct_tensor *input, const ct_tensor *weight,
-                                   const ct_tensor *bias);
+                                   const int64_t *out_sizes, const ct_tensor *input,
+                                   const ct_tensor *weight, const ct_tensor *bias);
 int ct__device_conv_backward(const conv_geom *g, bool transposed, const ct_tensor *grad_out,
                              const ct_tensor *input, const ct_tensor *weight,
                              const bool mask[3], ct_tensor **grad_input,
