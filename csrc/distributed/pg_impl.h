@@ -319,7 +319,8 @@ struct ct_pg {
     int64_t spin_budget, wait_budget;
     unsigned waits;
     int wait_yields;            /* sched_yield calls in this wait */
-    int64_t no_yield_until;     /* a yield was slow: sleep instead until then */
+    int64_t no_yield_until;     /* yields were slow: sleep instead until then */
+    uint32_t yield_hist;        /* the latest yields, a bit each: 1 = slow */
     bool wait_blocked;
 };
 

@@ -16,6 +16,7 @@
  * out) are dropped.
  */
 #include "pg_impl.h"
+#include "yield_rule.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -1273,12 +1274,19 @@ block(ct_pg *pg, int64_t deadline)
  * process per core), the scheduler charges the yielder a whole time
  * slice and runs that work first: one yield then costs milliseconds, and
  * 4 ranks on 2 busy cores took 2.5 ms per small all_reduce (sleeping
- * instead: 40-70 us).  So a yield that took long (more than 100 us) turns
- * yielding off for a while (20 times as long, at least 50 ms); then a
- * yield tries again.  False when the caller should not spin on.
+ * instead: 40-70 us).  So slow yields (more than 100 us) turn yielding
+ * off for a while (20 times as long as the last, at least 50 ms; the rule
+ * is pg_yield_pause in yield_rule.h); then a yield tries again.  try_yield
+ * is false when the caller should not spin on.
+ * One slow yield alone proves nothing: with 4 ranks on 2 quiet cores
+ * about 1 yield in 5,000 takes over 100 us (some 10 ms: the hypervisor
+ * took the CPU), and turning yields off on each of those kept the ranks
+ * sleeping a third of the time, 33-43 us per small operation instead of
+ * 13-16.  Those come in bursts (two among eight consecutive yields a few
+ * times a second), so it takes four slow ones among the last sixteen,
+ * which other work on the cores gives within a few time slices.
  * (With 2 ranks and a CPU hog per core the old path also collapsed now
  * and then, to 1.4 ms per small all_reduce.) */
-#define YIELD_SLOW_NS 100000
 static bool
 try_yield(ct_pg *pg, int64_t now)
 {
@@ -1288,8 +1296,8 @@ try_yield(ct_pg *pg, int64_t now)
     pg->wait_yields++;
     sched_yield();
     int64_t took = pg_now_ns() - now;
-    if (took > YIELD_SLOW_NS) {
-        int64_t pause = 20 * took > 50000000 ? 20 * took : 50000000;
+    int64_t pause = pg_yield_pause(&pg->yield_hist, took);
+    if (pause > 0) {
         pg->no_yield_until = now + took + pause;
     }
     return true;

@@ -136,7 +136,9 @@
     TEST_ENTRY(store_hash)                                                    \
     TEST_ENTRY(store_prefix)                                                  \
     TEST_ENTRY(store_file)                                                    \
-    TEST_ENTRY(store_tcp)
+    TEST_ENTRY(store_tcp)                                                     \
+    /* test_yield_rule.c */                                                   \
+    TEST_ENTRY(yield_rule)
 
 #define TEST_DECLARE(name) void test_##name(void);
 CT_TEST_LIST(TEST_DECLARE)
