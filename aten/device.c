@@ -441,8 +441,11 @@ ct__device_gather(ct_tensor *out, const ct_tensor *in, const ct_tensor *index, i
     return be->gather(ct_tensor_device(out).index, stream, &v[0], &v[1], &v[2], dim);
 }
 
-int
-ct__device_scatter_add(ct_tensor *self, const ct_tensor *index, const ct_tensor *src, int dim)
+/* scatter_add (add) or scatter (assign) of src's leading part, of the
+ * index's sizes, into self along dim */
+static int
+device_scatter(ct_tensor *self, const ct_tensor *index, const ct_tensor *src, int dim,
+               bool add)
 {
     void *stream;
     ct_cuda_view v[3];
@@ -450,12 +453,24 @@ ct__device_scatter_add(ct_tensor *self, const ct_tensor *index, const ct_tensor 
         return 0;
     }
     const ct_cuda_backend *be = kernels_for(self, &stream);
-    /* src's leading part, of the index's sizes, is what is added */
     if (be == NULL || along_view(self, NULL, &v[0]) < 0 || along_view(index, NULL, &v[1]) < 0 ||
         along_view(src, index->ndim == src->ndim ? index->sizes : NULL, &v[2]) < 0) {
         return -1;
     }
-    return be->scatter_add(ct_tensor_device(self).index, stream, &v[0], &v[1], &v[2], dim);
+    return (add ? be->scatter_add : be->scatter)(ct_tensor_device(self).index, stream, &v[0],
+                                                 &v[1], &v[2], dim);
+}
+
+int
+ct__device_scatter_add(ct_tensor *self, const ct_tensor *index, const ct_tensor *src, int dim)
+{
+    return device_scatter(self, index, src, dim, true);
+}
+
+int
+ct__device_scatter(ct_tensor *self, const ct_tensor *index, const ct_tensor *src, int dim)
+{
+    return device_scatter(self, index, src, dim, false);
 }
 
 int

@@ -128,10 +128,13 @@ int ct__device_group_norm_backward(const ct_tensor *grad_out, const ct_tensor *i
  * and current stream, dim already wrapped, index int64, operands on one
  * device and shaped as the table says (a 0-dim one counts as one dim of
  * size 1), indices checked.  gather fills out (index's shape) from in;
- * scatter_add adds src's leading part (index's shape) into self. */
+ * scatter_add adds src's leading part (index's shape) into self, scatter
+ * writes it there (which of several writes to one element lands is not
+ * set). */
 int ct__device_gather(ct_tensor *out, const ct_tensor *in, const ct_tensor *index, int dim);
 int ct__device_scatter_add(ct_tensor *self, const ct_tensor *index, const ct_tensor *src,
                            int dim);
+int ct__device_scatter(ct_tensor *self, const ct_tensor *index, const ct_tensor *src, int dim);
 /* Whether an integer index on a device has a value outside [lo, hi): one
  * device reduction and one host read into *bad; when it has, *first is the
  * first such value (row-major), read from a host copy.  0, or -1 with the

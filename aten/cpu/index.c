@@ -504,6 +504,22 @@ done:
     return rc;
 }
 
+/* index_add_, index_copy_ and index_fill_ */
+typedef enum { ALONG_ADD, ALONG_COPY, ALONG_FILL } along_mode;
+
+/* The error for index value v outside what mode takes along d of size
+ * `size`: index_fill_ takes [-size, size), the others [0, size). */
+static int
+index_along_bad(along_mode mode, int64_t v, int d, int64_t size)
+{
+    if (mode == ALONG_ADD) {
+        return ct_error(CT_ERR_INDEX, "index out of range in self");
+    }
+    return ct_error(CT_ERR_INDEX, "%sindex %lld is out of bounds for dimension %d with "
+                    "size %lld", mode == ALONG_COPY ? "index_copy_(): " : "", (long long)v,
+                    d, (long long)size);
+}
+
 /* --- device operands: the kernels of c10/cuda/backend.h ----------------------
  * Each entry point makes its checks first, then branches here.  Indices
  * are checked on the device with one host read of a flag
@@ -600,17 +616,19 @@ index_select_device(const ct_tensor *t, int d, const ct_tensor *index)
     return r;
 }
 
-/* scatter_(dim, index, src, reduce="add") with the scatter_add kernel. */
+/* scatter_ on a device: src, or value made there and laid over the
+ * index's sizes, written (the scatter kernel) or added (scatter_add). */
 static int
-scatter_add_device(ct_tensor *t, int d, const ct_tensor *index, const ct_tensor *src)
+scatter_device(ct_tensor *t, int d, const ct_tensor *index, const ct_tensor *src,
+               ct_scalar value, bool add)
 {
     if (ct__same_device((const ct_tensor *const[]){t, index, src}, 3) < 0) {
         return -1;
     }
     /* the kernel reads src over the index's sizes (autograd's writers
      * check this; the CPU kernel leaves it to them) */
-    bool fits = src->ndim == index->ndim;
-    for (int k = 0; k < index->ndim && fits; k++) {
+    bool fits = src == NULL || src->ndim == index->ndim;
+    for (int k = 0; src != NULL && k < index->ndim && fits; k++) {
         fits = index->sizes[k] <= src->sizes[k];
     }
     if (!fits) {
@@ -624,28 +642,50 @@ scatter_add_device(ct_tensor *t, int d, const ct_tensor *index, const ct_tensor 
     if (device_indices_ok(index, 0, t->ndim ? t->sizes[d] : 1, true, d) < 0) {
         return -1;
     }
-    return ct__device_scatter_add(t, index, src, d);
+    ct_tensor *s, *v = NULL;
+    if (src != NULL) {
+        s = (ct_tensor *)src;
+        ct_tensor_incref(s);
+    }
+    else {
+        v = ct_full_on(0, NULL, value, t->dtype, ct_tensor_device(t));
+        s = v ? ct_expand(v, index->ndim, index->sizes) : NULL;
+    }
+    int rc = s == NULL ? -1
+             : add     ? ct__device_scatter_add(t, index, s, d)
+                       : ct__device_scatter(t, index, s, d);
+    ct_tensor_decref(s);
+    ct_tensor_decref(v);
+    return rc;
 }
 
-/* index_add_: src * alpha (in t's dtype; float16 rounds the product, as
- * the CPU's alpha form) added with the scatter_add kernel along d, the
- * index expanded over src's slices. */
+/* index_add_ (src * alpha in t's dtype; float16 rounds the product, as
+ * the CPU's alpha form) with the scatter_add kernel along d, index_copy_
+ * (src) and index_fill_ (value) with the scatter kernel, the index
+ * expanded over the slices. */
 static int
-index_add_device(ct_tensor *t, int d, const ct_tensor *index, const ct_tensor *src,
-                 ct_scalar alpha)
+index_along_device(ct_tensor *t, int d, const ct_tensor *index, const ct_tensor *src,
+                   ct_scalar value, along_mode mode, ct_scalar alpha)
 {
-    int64_t one = 1, sizes[CT_MAX_DIMS];
+    int64_t one = 1, sizes[CT_MAX_DIMS], first = 0;
+    bool bad = false;
     if (ct__same_device((const ct_tensor *const[]){t, index, src}, 3) < 0) {
         return -1;
     }
     int64_t size = t->ndim ? t->sizes[d] : 1;
-    if (device_indices_ok(index, -size, size, false, d) < 0) {
+    if (ct__device_index_check(index, mode == ALONG_FILL ? -size : 0, size, &bad, &first) < 0) {
         return -1;
+    }
+    if (bad) {
+        return index_along_bad(mode, first, d, size);
     }
     /* a 0-dim t is one element along dim 0 */
     ct_tensor *tv = t->ndim ? (ct_tensor_incref(t), t) : ct_view(t, 1, &one);
-    ct_tensor *s = tv ? ct_to_dtype(src, t->dtype, false) : NULL;
-    if (s != NULL && ct_scalar_to_double(alpha) != 1.0) {
+    ct_tensor *s = tv == NULL ? NULL
+                   : mode == ALONG_FILL
+                       ? ct_full_on(0, NULL, value, t->dtype, ct_tensor_device(t))
+                       : ct_to_dtype(src, t->dtype, false);
+    if (s != NULL && mode == ALONG_ADD && ct_scalar_to_double(alpha) != 1.0) {
         ct_tensor *a = ct_scalar_tensor(alpha);
         ct_tensor *m = a ? ct_binary(CT_BINARY_MUL, s, a, ct_scalar_int(1), NULL,
                                      CT_OUT_NEW) : NULL;
@@ -661,7 +701,9 @@ index_add_device(ct_tensor *t, int d, const ct_tensor *index, const ct_tensor *s
         sizes[d] = index->numel;
         se = ct_expand(s, tv->ndim, sizes);
         e = se ? along_index(index, size, tv->ndim, d, sizes) : NULL;
-        rc = e ? ct__device_scatter_add(tv, e, se, d) : -1;
+        rc = e == NULL ? -1
+             : mode == ALONG_ADD ? ct__device_scatter_add(tv, e, se, d)
+                                 : ct__device_scatter(tv, e, se, d);
     }
     ct_tensor_decref(e);
     ct_tensor_decref(se);
@@ -873,8 +915,8 @@ ct_scatter_(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *
             ct_scalar value, const char *reduce)
 {
     bool device = ct__is_device(t) || ct__is_device(index) || ct__is_device(src);
-    /* only scatter_add has a device kernel */
-    if (device && (src == NULL || reduce == NULL || strcmp(reduce, "add") != 0) &&
+    /* reduce="multiply" has no device kernel */
+    if (device && reduce != NULL && strcmp(reduce, "multiply") == 0 &&
         ct__host_only((const ct_tensor *const[]){t, index, src}, 3) < 0) {
         return -1;
     }
@@ -902,10 +944,13 @@ ct_scatter_(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *
                             "to src.dtype");
         }
         if (device) {
-            return scatter_add_device(t, d, index, src);
+            return scatter_device(t, d, index, src, value, op == 0);
         }
         s = (ct_tensor *)src;
         ct_tensor_incref(s);
+    }
+    else if (device) {
+        return scatter_device(t, d, index, NULL, value, op == 0);
     }
     else {
         s = ct_full(0, NULL, value, t->dtype);
@@ -945,35 +990,51 @@ ct_scatter_(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *
 
 /* index_add_/copy_/fill_: for each i, the slice t.select(dim, index[i])
  * gets src.select(dim, i) added / copied, or value. */
+/* dim wrapped, or -1 with PyTorch's error for the index's rank or dtype
+ * (each of the three words them its own way) */
 static int
-index_along_checks(const ct_tensor *t, int64_t dim, const ct_tensor *index, const char *what)
+index_along_checks(const ct_tensor *t, int64_t dim, const ct_tensor *index, along_mode mode)
 {
     int d = ct_wrap_dim(dim, t->ndim);
     if (d < 0) {
         return -1;
     }
+    const char *got = ct_dtype_table[index->dtype].legacy;
     if (index->ndim > 1) {
-        return ct_error(CT_ERR_INDEX, "%s(): Index is supposed to be a vector", what);
+        char b[256];
+        return mode == ALONG_ADD
+                   ? ct_error(CT_ERR_INDEX, "index_add_(): Index is supposed to be a vector, "
+                              "but got dim: %d with type: %s and size: %s", index->ndim, got,
+                              ct_format_sizes(index->ndim, index->sizes, b, sizeof b))
+               : mode == ALONG_COPY
+                   ? ct_error(CT_ERR_INDEX, "index_copy_(): Index should have dimension 1 "
+                              "or 0 (got %d)", index->ndim)
+                   : ct_error(CT_ERR_RUNTIME, "Index has to be a vector/scalar");
     }
-    if (index->dtype != CT_DTYPE_INT64) {
-        return ct_error(CT_ERR_RUNTIME, "%s(): Expected dtype int64 for index", what);
+    if (mode == ALONG_ADD && index->dtype != CT_DTYPE_INT64 &&
+        index->dtype != CT_DTYPE_INT32) {
+        return ct_error(CT_ERR_RUNTIME, "index_add_(): Expected dtype int32/int64 for index "
+                        "but got: %s", got);
+    }
+    if (mode == ALONG_COPY && index->dtype != CT_DTYPE_INT64) {
+        return ct_error(CT_ERR_RUNTIME, "index_copy_(): Expected a long tensor for index, "
+                        "but got %s", got);
+    }
+    if (mode == ALONG_FILL && index->dtype != CT_DTYPE_INT64) {
+        return ct_error(CT_ERR_INDEX, "index_fill_(): Expected dtype int64 for index.");
     }
     return d;
 }
 
 static int
-index_along(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *src,
-            ct_scalar value, int mode, ct_scalar alpha, const char *what)
+index_along(ct_tensor *t, int d, const ct_tensor *index, const ct_tensor *src,
+            ct_scalar value, along_mode mode, ct_scalar alpha)
 {
-    int d = index_along_checks(t, dim, index, what);
-    if (d < 0) {
-        return -1;
-    }
     int64_t size = t->ndim ? t->sizes[d] : 1;
     for (int64_t i = 0; i < index->numel; i++) {
         int64_t v = index_value(index, i);
-        if (v < -size || v >= size) {
-            return ct_error(CT_ERR_INDEX, "index out of range in self");
+        if (v < (mode == ALONG_FILL ? -size : 0) || v >= size) {
+            return index_along_bad(mode, v, d, size);
         }
         if (v < 0) {
             v += size;
@@ -981,19 +1042,19 @@ index_along(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *
         ct_tensor *dst = t->ndim ? ct_select(t, d, v) : (ct_tensor_incref(t), t);
         ct_tensor *from = NULL;
         int rc = dst ? 0 : -1;
-        if (rc == 0 && mode != 2) {
+        if (rc == 0 && mode != ALONG_FILL) {
             from = src->ndim ? ct_select(src, d, i) : (ct_tensor_incref((ct_tensor *)src),
                                                        (ct_tensor *)src);
             rc = from ? 0 : -1;
         }
         if (rc == 0) {
-            if (mode == 0) {
+            if (mode == ALONG_ADD) {
                 ct_tensor *sum = ct_binary(CT_BINARY_ADD, dst, from, alpha, dst,
                                            CT_OUT_INPLACE);
                 rc = sum ? 0 : -1;
                 ct_tensor_decref(sum);
             }
-            else if (mode == 1) {
+            else if (mode == ALONG_COPY) {
                 rc = ct_copy_(dst, from);
             }
             else {
@@ -1013,28 +1074,32 @@ int
 ct_index_add_(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *src,
               ct_scalar alpha)
 {
-    if (ct__is_device(t) || ct__is_device(index) || ct__is_device(src)) {
-        int d = index_along_checks(t, dim, index, "index_add_");
-        return d < 0 ? -1 : index_add_device(t, d, index, src, alpha);
+    int d = index_along_checks(t, dim, index, ALONG_ADD);
+    if (d >= 0 && (ct__is_device(t) || ct__is_device(index) || ct__is_device(src))) {
+        return index_along_device(t, d, index, src, ct_scalar_int(0), ALONG_ADD, alpha);
     }
-    return index_along(t, dim, index, src, ct_scalar_int(0), 0, alpha, "index_add_");
+    return d < 0 ? -1 : index_along(t, d, index, src, ct_scalar_int(0), ALONG_ADD, alpha);
 }
 
 int
 ct_index_copy_(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *src)
 {
-    if (ct__host_only((const ct_tensor *const[]){t, index, src}, 3) < 0) {
-        return -1;
+    int d = index_along_checks(t, dim, index, ALONG_COPY);
+    if (d >= 0 && (ct__is_device(t) || ct__is_device(index) || ct__is_device(src))) {
+        return index_along_device(t, d, index, src, ct_scalar_int(0), ALONG_COPY,
+                                  ct_scalar_int(1));
     }
-    return index_along(t, dim, index, src, ct_scalar_int(0), 1, ct_scalar_int(1),
-                       "index_copy_");
+    return d < 0 ? -1
+                 : index_along(t, d, index, src, ct_scalar_int(0), ALONG_COPY,
+                               ct_scalar_int(1));
 }
 
 int
 ct_index_fill_(ct_tensor *t, int64_t dim, const ct_tensor *index, ct_scalar value)
 {
-    if (ct__host_only((const ct_tensor *const[]){t, index}, 2) < 0) {
-        return -1;
+    int d = index_along_checks(t, dim, index, ALONG_FILL);
+    if (d >= 0 && (ct__is_device(t) || ct__is_device(index))) {
+        return index_along_device(t, d, index, NULL, value, ALONG_FILL, ct_scalar_int(1));
     }
-    return index_along(t, dim, index, NULL, value, 2, ct_scalar_int(1), "index_fill_");
+    return d < 0 ? -1 : index_along(t, d, index, NULL, value, ALONG_FILL, ct_scalar_int(1));
 }

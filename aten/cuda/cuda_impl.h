@@ -47,6 +47,9 @@ cudaError_t ct__cuda_gather(void *stream, const ct_cuda_view *out, const ct_cuda
 /* self[index along dim] += src, atomically (aten/cuda/index.cu) */
 cudaError_t ct__cuda_scatter_add(void *stream, const ct_cuda_view *self,
                                  const ct_cuda_view *index, const ct_cuda_view *src, int dim);
+/* self[index along dim] = src (aten/cuda/index.cu) */
+cudaError_t ct__cuda_scatter(void *stream, const ct_cuda_view *self, const ct_cuda_view *index,
+                             const ct_cuda_view *src, int dim);
 /* out's elements drawn from op's distribution (aten/cuda/random.cu) */
 cudaError_t ct__cuda_random(void *stream, ct_cuda_random_op op, const ct_cuda_view *out,
                             const ct_cuda_random_args *args);

@@ -1,4 +1,5 @@
-/* aten/cuda/index.cu -- gather and scatter_add along one dim on the device.
+/* aten/cuda/index.cu -- gather, scatter and scatter_add along one dim on the
+ * device.
  *
  * Both run loops.cuh's elementwise loop over the index's shape with three
  * operands: the output (gather) or self (scatter_add) / the index / the
@@ -7,7 +8,8 @@
  * along dim and every other coordinate the index element's; the element
  * function steps index[i] times the dim's byte stride (cx.along) from there.
  *
- * gather moves whole elements by width, like copy_fill.cu.  scatter_add
+ * gather and scatter move whole elements by width, like copy_fill.cu
+ * (scatter's writes to one element race: one of them lands).  scatter_add
  * adds with atomics, so concurrent additions to one element never lose an
  * update; their order is the hardware's (PyTorch's CUDA scatter_add is not
  * deterministic either).  float32, float64, int32 and int64 use the
@@ -46,17 +48,27 @@
             *(U *)p[0] = *(const U *)(p[2] + j * cx.along.stride);            \
         }                                                                     \
     }                                                                         \
-    CT_CUDA_KERNEL(gather_##W, 3, gather_##W##_elem)
+    CT_CUDA_KERNEL(gather_##W, 3, gather_##W##_elem)                          \
+    /* operands: self (laid over the index), index, src */                    \
+    static __device__ __forceinline__ void scatter_##W##_elem(char *const *p, \
+                                                              ct_cuda_ctx cx) \
+    {                                                                         \
+        int64_t j = *(const int64_t *)p[1];                                   \
+        if (j >= 0 && j < cx.along.size) {                                    \
+            *(U *)(p[0] + j * cx.along.stride) = *(const U *)p[2];            \
+        }                                                                     \
+    }                                                                         \
+    CT_CUDA_KERNEL(scatter_##W, 3, scatter_##W##_elem)
 FORALL_WIDTHS(X)
 #undef X
 
 static ct_cuda_kernel
-gather_by_width(int64_t w)
+move_by_width(int64_t w, bool scatter)
 {
     switch (w) {
 #define X(W, U)                                                               \
     case W:                                                                   \
-        return gather_##W;
+        return scatter ? scatter_##W : gather_##W;
         FORALL_WIDTHS(X)
 #undef X
     default:
@@ -182,7 +194,7 @@ ct__cuda_gather(void *stream, const ct_cuda_view *out, const ct_cuda_view *in,
     if (n < 0) {
         return cudaErrorInvalidValue;
     }
-    return ct_cuda_launch(gather_by_width(ct_k_itemsize(out->dtype)), p, n, cx, stream);
+    return ct_cuda_launch(move_by_width(ct_k_itemsize(out->dtype), false), p, n, cx, stream);
 }
 
 extern "C" cudaError_t
@@ -196,4 +208,17 @@ ct__cuda_scatter_add(void *stream, const ct_cuda_view *self, const ct_cuda_view 
         return cudaErrorInvalidValue;
     }
     return ct_cuda_launch(scatter_add_for(self->dtype), p, n, cx, stream);
+}
+
+extern "C" cudaError_t
+ct__cuda_scatter(void *stream, const ct_cuda_view *self, const ct_cuda_view *index,
+                 const ct_cuda_view *src, int dim)
+{
+    ct_k_pack p;
+    ct_cuda_ctx cx;
+    int64_t n = pack_along(&p, &cx, self, index, src, dim, true);
+    if (n < 0) {
+        return cudaErrorInvalidValue;
+    }
+    return ct_cuda_launch(move_by_width(ct_k_itemsize(self->dtype), true), p, n, cx, stream);
 }

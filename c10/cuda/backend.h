@@ -8,7 +8,7 @@
 #include <ctorch/dtype.h>
 #include <ctorch/op_lists.h>
 
-#define CT_CUDA_ABI 9
+#define CT_CUDA_ABI 10
 
 /* A strided operand of a device kernel: sizes and strides in elements,
  * data at the first element.  The host (aten/device.c) hands every operand
@@ -187,12 +187,17 @@ typedef struct ct_cuda_backend {
      * apart from dim, sizes at least theirs.  Additions to one element run
      * in no set order (atomics): floating sums may differ in rounding from
      * run to run.
+     * scatter: the same walk, self[...] = src[i...]; where several index
+     * elements name one element of self, which write lands is not set
+     * (PyTorch's CUDA scatter_ is not deterministic either).
      * The host has checked every index is in [0, in/self's size at dim);
      * a kernel skips one that is not rather than touch memory outside. */
     int (*gather)(int device, void *stream, const ct_cuda_view *out, const ct_cuda_view *in,
                   const ct_cuda_view *index, int dim);
     int (*scatter_add)(int device, void *stream, const ct_cuda_view *self,
                        const ct_cuda_view *index, const ct_cuda_view *src, int dim);
+    int (*scatter)(int device, void *stream, const ct_cuda_view *self,
+                   const ct_cuda_view *index, const ct_cuda_view *src, int dim);
     /* out's elements drawn from op's distribution (ct_cuda_random_args);
      * out's view has its dims in memory order, outermost first, as the
      * host's iteration geometry gives them.  The dtypes each op takes

@@ -594,6 +594,19 @@ kernel_scatter_add(int device, void *stream, const ct_cuda_view *self,
 }
 
 static int
+kernel_scatter(int device, void *stream, const ct_cuda_view *self, const ct_cuda_view *index,
+               const ct_cuda_view *src, int dim)
+{
+    int prev;
+    if (guard(device, &prev) < 0) {
+        return -1;
+    }
+    cudaError_t e = ct__cuda_scatter(stream, self, index, src, dim);
+    unguard(device, prev);
+    return check(e);
+}
+
+static int
 kernel_random(int device, void *stream, ct_cuda_random_op op, const ct_cuda_view *out,
               const ct_cuda_random_args *args)
 {
@@ -657,6 +670,7 @@ static const ct_cuda_backend backend = {
     .gemm = ct__cuda_gemm,
     .gather = kernel_gather,
     .scatter_add = kernel_scatter_add,
+    .scatter = kernel_scatter,
     .random = kernel_random,
     .activation = kernel_activation,
 };

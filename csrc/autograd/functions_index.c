@@ -772,7 +772,8 @@ fill_args(write_args *a, int64_t dim, const ct_tensor *index, const ct_tensor *v
         }
         a->kind = W_INDEX_FILL_TENSOR;
         a->src = value_t;
-        a->value = ct_tensor_item_at(value_t, 0);
+        /* (a device value through a host copy) */
+        return ct_tensor_item(value_t, &a->value);
     }
     return 0;
 }

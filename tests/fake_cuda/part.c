@@ -54,13 +54,14 @@ enum {
     K_GEMM,
     K_GATHER,
     K_SCATTER_ADD,
+    K_SCATTER,
     K_RANDOM,
     K_ACTIVATION,
     K_COUNT
 };
 static const char *const kernel_names[K_COUNT] = {
     "copy", "fill", "where", "binary", "unary", "reduce", "gemm", "gather", "scatter_add",
-    "random", "activation"};
+    "scatter", "random", "activation"};
 static atomic_long kernels[K_COUNT];
 
 /* Kernels queued per stream (NULL: the default stream), and waits of a
@@ -735,7 +736,7 @@ kernel_gemm(int device, void *stream, ct_dtype dtype, bool trans_a, bool trans_b
     return rc;
 }
 
-/* gather and scatter_add with the CPU's ct_gather / ct_scatter_(..., "add").
+/* gather, scatter_add and scatter with the CPU's ct_gather / ct_scatter_.
  * Those check the indices again; an index the host let through fails
  * as a GPU's device-side assert would, not with the CPU's message, so a
  * missing host check shows in the tests. */
@@ -768,25 +769,41 @@ kernel_gather(int device, void *stream, const ct_cuda_view *out, const ct_cuda_v
     return rc;
 }
 
+/* reduce: "add" (scatter_add) or NULL (scatter: the CPU's last write wins) */
 static int
-kernel_scatter_add(int device, void *stream, const ct_cuda_view *self,
-                   const ct_cuda_view *index, const ct_cuda_view *src, int dim)
+scatter_kernel(int device, const ct_cuda_view *self, const ct_cuda_view *index,
+               const ct_cuda_view *src, int dim, const char *reduce)
 {
-    count_kernel(K_SCATTER_ADD, stream);
     int rc = -1;
     ct_tensor *t = check_device(device) < 0 ? NULL : host_tensor(self);
     ct_tensor *i = t != NULL ? host_tensor(index) : NULL;
     ct_tensor *s = i != NULL ? host_tensor(src) : NULL;
     if (s != NULL) {
         device_open();
-        rc = ct_scatter_(t, dim, i, s, ct_scalar_int(0), "add") == 0 ? 0
-                                                                      : index_kernel_failed();
+        rc = ct_scatter_(t, dim, i, s, ct_scalar_int(0), reduce) == 0 ? 0
+                                                                    : index_kernel_failed();
         device_close();
     }
     ct_tensor_decref(s);
     ct_tensor_decref(i);
     ct_tensor_decref(t);
     return rc;
+}
+
+static int
+kernel_scatter_add(int device, void *stream, const ct_cuda_view *self,
+                   const ct_cuda_view *index, const ct_cuda_view *src, int dim)
+{
+    count_kernel(K_SCATTER_ADD, stream);
+    return scatter_kernel(device, self, index, src, dim, "add");
+}
+
+static int
+kernel_scatter(int device, void *stream, const ct_cuda_view *self, const ct_cuda_view *index,
+               const ct_cuda_view *src, int dim)
+{
+    count_kernel(K_SCATTER, stream);
+    return scatter_kernel(device, self, index, src, dim, NULL);
 }
 
 /* For tests (through ctypes): how many times a kernel ran. */
@@ -926,6 +943,7 @@ static const ct_cuda_backend backend = {
     .gemm = kernel_gemm,
     .gather = kernel_gather,
     .scatter_add = kernel_scatter_add,
+    .scatter = kernel_scatter,
     .random = kernel_random,
     .activation = kernel_activation,
 };

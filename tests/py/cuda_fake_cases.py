@@ -1068,10 +1068,10 @@ def case_scatter_add_and_index_add():
         d = z.cuda()
         d.scatter_add_(1, i.cuda(), src.cuda())
         same(d, z.clone().scatter_add_(1, i, src))
-        # index_add_: rows with repeated and negative indices, alpha
+        # index_add_: rows with repeated indices, alpha
         t = torch.zeros(4, 3, dtype=dt)
         s = torch.arange(15).reshape(5, 3).to(dt)
-        j = torch.tensor([0, 3, 0, -1, 1])
+        j = torch.tensor([0, 3, 0, 2, 1])
         d = t.cuda()
         d.index_add_(0, j.cuda(), s.cuda())
         same(d, t.clone().index_add_(0, j, s))
@@ -1112,6 +1112,104 @@ def case_scatter_add_and_index_add():
     (zc.scatter_add(0, ii, sc) * w).sum().backward()
     same(zd.grad, zc.grad)
     same(sd.grad, sc.grad)
+
+
+def _same_outcome(fn, *args):
+    """fn on CPU operands and on their device copies: the same values, or
+    the same error."""
+    try:
+        want = fn(*args)
+    except Exception as e:      # noqa: BLE001 - the error is the result
+        raises(type(e), lambda: fn(*[a.cuda() if isinstance(a, torch.Tensor) else a
+                                    for a in args]), str(e))
+        return
+    same(fn(*[a.cuda() if isinstance(a, torch.Tensor) else a for a in args]), want)
+
+
+def case_scatter_index_copy_fill_on_device():
+    i = torch.tensor([[2, 0, 1, 2], [1, 1, 0, 2]])    # duplicates: the last write wins
+    for dt in (torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64,
+               torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool):
+        z = torch.arange(12).reshape(3, 4).to(dt)
+        src = (torch.arange(8).reshape(2, 4) + 1).to(dt)
+        before = kernels("scatter")
+        same(z.cuda().scatter(0, i.cuda(), src.cuda()), z.scatter(0, i, src))
+        assert kernels("scatter") == before + 1, dt
+        d = z.cuda()
+        d.scatter_(1, i.cuda(), 5)
+        same(d, z.clone().scatter_(1, i, 5))
+        same(z.cuda().scatter(1, i.cuda(), src.cuda(), reduce="add"),
+             z.scatter(1, i, src, reduce="add"))
+        if dt != torch.bool:
+            same(z.cuda().scatter(0, i.cuda(), 2, reduce="add"), z.scatter(0, i, 2, reduce="add"))
+        # index_copy_ with repeated indices, index_fill_ with negative ones
+        t = torch.zeros(4, 3, dtype=dt)
+        s = torch.arange(15).reshape(5, 3).to(dt)
+        j = torch.tensor([0, 3, 0, 2, 1])
+        d = t.cuda()
+        d.index_copy_(0, j.cuda(), s.cuda())
+        same(d, t.clone().index_copy_(0, j, s))
+        same(t.cuda().index_copy(1, torch.tensor([2, 2]).cuda(), s[:4, :2].cuda()),
+             t.index_copy(1, torch.tensor([2, 2]), s[:4, :2]))
+        same(z.cuda().index_fill(1, torch.tensor([-1, 0]).cuda(), 7),
+             z.index_fill(1, torch.tensor([-1, 0]), 7))
+    # values converted as the CPU's fill: 2.7 into int64 truncates
+    z = torch.arange(12).reshape(3, 4)
+    same(z.cuda().index_fill(0, torch.tensor([1]).cuda(), 2.7),
+         z.index_fill(0, torch.tensor([1]), 2.7))
+    same(z.cuda().scatter(1, torch.tensor([[0]]).cuda(), 1.9),
+         z.scatter(1, torch.tensor([[0]]), 1.9))
+    # a 0-dim value tensor, a 0-dim self, an empty index, strided operands
+    f = torch.arange(6.).reshape(2, 3)
+    same(f.cuda().index_fill(1, torch.tensor([0, 2]).cuda(), torch.tensor(4.).cuda()),
+         f.index_fill(1, torch.tensor([0, 2]), torch.tensor(4.)))
+    same(torch.tensor(3.).cuda().index_copy(0, torch.tensor([0]).cuda(),
+                                            torch.tensor(9.).cuda()), torch.tensor(9.))
+    same(torch.tensor(1.).cuda().index_fill(0, torch.tensor([-1]).cuda(), 2.),
+         torch.tensor(2.))
+    same(f.cuda().index_fill(0, torch.tensor([], dtype=torch.long).cuda(), 1.), f)
+    same(f.cuda().scatter(1, torch.empty(2, 0, dtype=torch.long).cuda(), 1.), f)
+    z, src = torch.zeros(3, 5), torch.arange(20.).reshape(4, 5)
+    ii = torch.tensor([[2, 1], [0, 2]])
+    same(z.cuda().t().scatter(1, ii.cuda(), src.cuda().t()), z.t().scatter(1, ii, src.t()))
+    same(z.cuda().t().index_copy(1, torch.tensor([2, 0]).cuda(), src.cuda().t()[:, :2]),
+         z.t().index_copy(1, torch.tensor([2, 0]), src.t()[:, :2]))
+    # bad input: the CPU's errors, before anything is written
+    bad = [
+        (lambda a, j, b: a.index_copy(0, j, b), f, torch.tensor([-1]), torch.ones(1, 3)),
+        (lambda a, j, b: a.index_copy(0, j, b), f, torch.tensor([2]), torch.ones(1, 3)),
+        (lambda a, j, b: a.index_copy(0, j, b), f, torch.tensor([0]), torch.ones(1, 3).double()),
+        (lambda a, j, b: a.index_copy(0, j, b), f, torch.tensor([0.]), torch.ones(1, 3)),
+        (lambda a, j, b: a.index_copy(0, j, b), f, torch.tensor([0, 1]), torch.ones(1, 3)),
+        (lambda a, j: a.index_fill(1, j, 5), f, torch.tensor([3])),
+        (lambda a, j: a.index_fill(1, j, 5), f, torch.tensor([-4])),
+        (lambda a, j: a.index_fill(1, j, 5), f, torch.tensor([0.])),
+        (lambda a, j, b: a.index_add(0, j, b), f, torch.tensor([-1]), torch.ones(1, 3)),
+        (lambda a, j, b: a.scatter(1, j, b), f, torch.tensor([[3]]), torch.ones(1, 1)),
+        (lambda a, j: a.scatter(1, j, 1.), f, torch.tensor([[-1]])),
+        (lambda a, j, b: a.scatter(1, j, b), f, torch.tensor([[0]]), torch.ones(1, 1).double()),
+    ]
+    for fn, *args in bad:
+        before = kernels("scatter")
+        _same_outcome(fn, *args)
+        assert kernels("scatter") == before
+    raises(NotImplementedError, lambda: f.cuda().scatter(0, torch.tensor([[0]]).cuda(), 2.,
+                                                         reduce="multiply"))
+    raises(RuntimeError, lambda: f.cuda().index_copy(0, torch.tensor([0]), torch.ones(1, 3).cuda()),
+           "Expected all tensors to be on the same device, but found at least two "
+           "devices, cuda:0 and cpu!")
+    # gradients through the writes, on the device
+    for op in (lambda a, b: a.scatter(0, ii[:, :2].cuda() if a.is_cuda else ii[:, :2], b),
+               lambda a, b: a.index_copy(0, torch.tensor([2, 0]).to(a.device), b),
+               lambda a, b: a.index_fill(1, torch.tensor([1]).to(a.device), 0.5) * b.sum()):
+        zc, sc = torch.arange(15.).reshape(3, 5).requires_grad_(), src[:2].clone().requires_grad_()
+        zd = zc.detach().cuda().requires_grad_()
+        sd = sc.detach().cuda().requires_grad_()
+        w = torch.arange(15.).reshape(3, 5)
+        (op(zd, sd) * w.cuda()).sum().backward()
+        (op(zc, sc) * w).sum().backward()
+        same(zd.grad, zc.grad)
+        same(sd.grad, sc.grad)
 
 
 def case_embedding_forward_backward():

@@ -376,10 +376,7 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     y_soft = gumbels.softmax(dim)
     if hard:
         index = y_soft.max(dim, keepdim=True)[1]
-        # one index per row: scatter_add_ writes what scatter_ would, and
-        # has a device kernel
-        ones = _C.ones_like(index, dtype=logits.dtype)
-        y_hard = _C.zeros_like(logits).scatter_add_(dim, index, ones)
+        y_hard = _C.zeros_like(logits).scatter_(dim, index, 1.0)
         return y_hard - y_soft.detach() + y_soft
     return y_soft
 
@@ -443,11 +440,7 @@ def one_hot(tensor, num_classes=-1):
         num_classes = int(tensor.max()) + 1
     elif int(tensor.max()) >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    if tensor.device.type != "cpu":
-        # a comparison with the classes: pointwise kernels, no scatter
-        classes = _C.arange(num_classes, device=tensor.device)
-        return (tensor.unsqueeze(-1) == classes).to(_C.int64)
-    out = _C.zeros(tuple(tensor.shape) + (num_classes,), dtype=_C.int64)
+    out = _C.zeros(tuple(tensor.shape) + (num_classes,), dtype=_C.int64, device=tensor.device)
     return out.scatter_(-1, tensor.unsqueeze(-1), 1)
 
 
