@@ -80,12 +80,17 @@ const ct__sort_fill_fn ct__sort_fill_fns[CT_DTYPE_COUNT] = {
 static int
 check_dtype(const char *name, const ct_tensor *t, bool allow_bool)
 {
-    /* topk and kthvalue (the ops without bool) have no float16 kernel in
-     * torch 1.13 either */
+    /* topk and kthvalue (the ops without bool) have no float16 kernel on
+     * torch 1.13's CPU either; its CUDA has (and names the op "..._cuda") */
+    bool device = ct__is_device(t);
     if (ct_dtype_table[t->dtype].is_quantized ||
-        (!allow_bool && (t->dtype == CT_DTYPE_BOOL || t->dtype == CT_DTYPE_FLOAT16))) {
-        return ct_error(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name,
-                        ct_dtype_table[t->dtype].legacy);
+        (!allow_bool && (t->dtype == CT_DTYPE_BOOL ||
+                         (t->dtype == CT_DTYPE_FLOAT16 && !device)))) {
+        size_t n = strlen(name);
+        bool cpu_named = n > 4 && strcmp(name + n - 4, "_cpu") == 0;
+        return ct_error(CT_ERR_RUNTIME, "\"%.*s%s\" not implemented for '%s'",
+                        (int)(cpu_named && device ? n - 4 : n), name,
+                        cpu_named && device ? "_cuda" : "", ct_dtype_table[t->dtype].legacy);
     }
     return 0;
 }
