@@ -451,6 +451,39 @@ input_operand(const ct_tensor *t, ct_dtype common, const ct_tensor *out,
     return (ct_tensor *)t;
 }
 
+/* Integer floor_divide, div_trunc, remainder and fmod on a device: a
+ * kernel cannot raise the CPU's ZeroDivisionError, so the divisor is looked
+ * at first -- a CPU number on the host, a device tensor with one reduction
+ * and one read.  (PyTorch's CUDA does not look; its kernels give what the
+ * hardware gives.) */
+static int
+device_divisor_ok(const ct_tensor *b, const ct_tensor *bc)
+{
+    ct_scalar s;
+    bool zero;
+    if (!ct__is_device(b)) {
+        if (ct_tensor_item(b, &s) < 0) {
+            return -1;
+        }
+        zero = ct_scalar_to_double(s) == 0;
+    }
+    else {
+        ct_tensor *z = ct_scalar_tensor(ct_scalar_int(0));
+        ct_tensor *eq = z ? ct_binary(CT_BINARY_EQ, bc, z, ct_scalar_int(1), NULL,
+                                      CT_OUT_NEW) : NULL;
+        ct_tensor *any = eq ? ct_any(eq, 0, NULL, false) : NULL;
+        int rc = any ? ct_tensor_item(any, &s) : -1;
+        ct_tensor_decref(any);
+        ct_tensor_decref(eq);
+        ct_tensor_decref(z);
+        if (rc < 0) {
+            return -1;
+        }
+        zero = ct_scalar_to_int(s) != 0;
+    }
+    return zero ? ct_error(CT_ERR_RUNTIME, "ZeroDivisionError") : 0;
+}
+
 ct_tensor *
 ct_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
           ct_scalar alpha, ct_tensor *out, ct_out_mode mode)
@@ -543,6 +576,12 @@ ct_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
         fill_alpha(&actx, alpha);
     }
     ct_tensor *ops[3] = {res, ac, bc};
+    if (on_device && !ct_dtype_is_floating(common) &&
+        (op == CT_BINARY_FLOOR_DIVIDE || op == CT_BINARY_DIV_TRUNC ||
+         op == CT_BINARY_REMAINDER || op == CT_BINARY_FMOD) &&
+        device_divisor_ok(b, bc) < 0) {
+        goto fail;
+    }
     if (on_device ? ct__device_binary(op, res, ac, bc, use_alpha ? alpha : ct_scalar_int(1)) < 0
                   : ct_iter_run(3, ops, loop, &actx) < 0) {
         goto fail;

@@ -1466,17 +1466,25 @@ device_reduce(ct_reduce_op op, const ct_tensor *in, const bool *mask, bool keepd
     ct_tensor *out = x ? ct_empty(ond, oshape, op == CT_REDUCE_ARGMAX || op == CT_REDUCE_ARGMIN
                                                    ? CT_DTYPE_INT64 : odt,
                                   ct_tensor_device(in)) : NULL;
-    ct_tensor *idx = NULL;
+    ct_tensor *idx = NULL, *xi = NULL;
     bool with_idx = indices != NULL && (op == CT_REDUCE_MAX || op == CT_REDUCE_MIN);
-    if (out == NULL ||
+    /* max/min(dim) of bool: the indices from its bytes (argmax/argmin of
+     * bool have no kernel, as on 1.13's CPU) */
+    if (x != NULL && with_idx) {
+        xi = x->dtype == CT_DTYPE_BOOL ? ct_to_dtype(x, CT_DTYPE_UINT8, false)
+                                       : (ct_tensor_incref(x), x);
+    }
+    if (out == NULL || (with_idx && xi == NULL) ||
         (with_idx && (idx = ct_empty(ond, oshape, CT_DTYPE_INT64, ct_tensor_device(in))) ==
                      NULL) ||
         ct__device_reduce(dop, out, nkept, x) < 0 ||
         (idx != NULL && ct__device_reduce(op == CT_REDUCE_MAX ? CT_CUDA_REDUCE_ARGMAX
                                                               : CT_CUDA_REDUCE_ARGMIN,
-                                          idx, nkept, x) < 0)) {
+                                          idx, nkept, xi) < 0)) {
         goto fail;
     }
+    ct_tensor_decref(xi);
+    xi = NULL;
     if (op == CT_REDUCE_MEAN) {
         /* the sum over the count, as PyTorch's mean kernels divide */
         ct_tensor *n = ct_scalar_tensor(ct_scalar_int(nred));
@@ -1494,6 +1502,7 @@ device_reduce(ct_reduce_op op, const ct_tensor *in, const bool *mask, bool keepd
     }
     return out;
 fail:
+    ct_tensor_decref(xi);
     ct_tensor_decref(x);
     ct_tensor_decref(out);
     ct_tensor_decref(idx);

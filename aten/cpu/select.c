@@ -346,16 +346,39 @@ static const ct_loop round_dec_loops[CT_DTYPE_COUNT] = {
 #undef X
 };
 
+/* The same on a device, in kernels: the loop's steps in its compute type
+ * (float for float16/bfloat16/float32, double for float64), so the
+ * results are the CPU's bit for bit. */
+static ct_tensor *
+round_decimals_device(const ct_tensor *t, const round_ctx *c)
+{
+    ct_dtype acc = t->dtype == CT_DTYPE_FLOAT64 ? CT_DTYPE_FLOAT64 : CT_DTYPE_FLOAT32;
+    ct_tensor *x = ct_to_dtype(t, acc, false);
+    ct_tensor *p = ct_scalar_tensor(ct_scalar_float(c->ten_pow));
+    ct_tensor *m = x && p ? ct_binary(c->neg ? CT_BINARY_DIV : CT_BINARY_MUL, x, p,
+                                      ct_scalar_int(1), NULL, CT_OUT_NEW) : NULL;
+    ct_tensor *r = m ? ct_unary(CT_UNARY_ROUND, m, NULL, CT_OUT_NEW) : NULL;
+    ct_tensor *u = r ? ct_binary(c->neg ? CT_BINARY_MUL : CT_BINARY_DIV, r, p,
+                                 ct_scalar_int(1), NULL, CT_OUT_NEW) : NULL;
+    ct_tensor *out = u ? ct_to_dtype(u, t->dtype, false) : NULL;
+    ct_tensor_decref(u);
+    ct_tensor_decref(r);
+    ct_tensor_decref(m);
+    ct_tensor_decref(p);
+    ct_tensor_decref(x);
+    return out;
+}
+
 ct_tensor *
 ct_round_decimals(const ct_tensor *t, int64_t decimals)
 {
-    if (ct__host_only((const ct_tensor *const[]){t}, 1) < 0) {
-        return NULL;
-    }
     if (decimals == 0 || !ct_dtype_is_floating(t->dtype)) {
         return ct_unary(CT_UNARY_ROUND, t, NULL, CT_OUT_NEW);
     }
     round_ctx c = {pow(10.0, (double)(decimals < 0 ? -decimals : decimals)), decimals < 0};
+    if (ct__is_device(t)) {
+        return round_decimals_device(t, &c);
+    }
     const ct_tensor *ins[1] = {t};
     ct_tensor *r = ct_iter_new_output(1, ins, t->ndim, t->sizes, t->dtype);
     ct_tensor *ops[2] = {r, (ct_tensor *)t};

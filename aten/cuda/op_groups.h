@@ -14,14 +14,17 @@
 /* add, sub, mul and div have kernels of their own (binary.cu): all numeric
  * dtypes for add and mul, all but bool for sub, floating ones for div */
 
-/* Integer floor_divide, div_trunc, remainder and fmod are absent: the CPU
- * raises ZeroDivisionError on a zero divisor, which a kernel cannot. */
+/* Integer floor_divide, div_trunc, remainder and fmod: the CPU raises
+ * ZeroDivisionError on a zero divisor, which a kernel cannot, so the host
+ * looks at the divisor before it launches them (aten/cpu/binary.c). */
 #define CT_CUDA_FLOAT_BINARY_OPS(Y, A)                                        \
     Y(FLOOR_DIVIDE, floor_divide, A) Y(DIV_TRUNC, div_trunc, A)               \
     Y(REMAINDER, remainder, A) Y(FMOD, fmod, A) Y(POW, pow, A)                \
     Y(ATAN2, atan2, A) Y(MAXIMUM, maximum, A) Y(MINIMUM, minimum, A)          \
     Y(FMAX, fmax, A) Y(FMIN, fmin, A)
 #define CT_CUDA_INT_BINARY_OPS(Y, A)                                          \
+    Y(FLOOR_DIVIDE, floor_divide, A) Y(DIV_TRUNC, div_trunc, A)               \
+    Y(REMAINDER, remainder, A) Y(FMOD, fmod, A)                               \
     Y(POW, pow, A) Y(MAXIMUM, maximum, A) Y(MINIMUM, minimum, A)              \
     Y(FMAX, maximum, A) Y(FMIN, minimum, A) Y(BITWISE_AND, bitwise_and, A)    \
     Y(BITWISE_OR, bitwise_or, A) Y(BITWISE_XOR, bitwise_xor, A)               \

@@ -187,6 +187,26 @@ CT_K_REAL(double, )
  * CPU's expressions (in the dtype, promoted to int, or in int64_t, then
  * cast) give the same bits, the shifts' masks apart, which the dispatcher
  * applies by width. */
+/* Integer division as the CPU's I_ expressions (aten/cpu/binary.c): Python's
+ * floor and remainder, -1 without INT_MIN's overflow.  A zero divisor gives
+ * 0 here; the host refuses zero divisors before launching. */
+CT_HD int64_t ct_k_i_div_trunc(int64_t a, int64_t b)
+{
+    return b == 0 ? 0 : b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b;
+}
+CT_HD int64_t ct_k_i_floor_divide(int64_t a, int64_t b)
+{
+    if (b == 0 || b == -1) {
+        return ct_k_i_div_trunc(a, b);
+    }
+    return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+CT_HD int64_t ct_k_i_fmod(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+CT_HD int64_t ct_k_i_remainder(int64_t a, int64_t b)
+{
+    int64_t r = ct_k_i_fmod(a, b);
+    return r + ((r != 0) && ((r < 0) != (b < 0))) * b;
+}
 CT_HD int64_t ct_k_i_pow(int64_t a, int64_t b) { return ct_k_int_pow(a, b); }
 CT_HD int64_t ct_k_i_maximum(int64_t a, int64_t b) { return a > b ? a : b; }
 CT_HD int64_t ct_k_i_minimum(int64_t a, int64_t b) { return a < b ? a : b; }

@@ -24,6 +24,7 @@ from ._layouts import (  # noqa: F401
     preserve_format, qscheme, strided,
 )
 from ._tensor import Tensor
+from ._type_info import finfo, iinfo  # noqa: F401
 from . import _tensor_str
 from ._tensor_str import set_printoptions  # noqa: F401
 from .storage import TypedStorage, UntypedStorage  # noqa: F401

@@ -244,7 +244,7 @@ def case_errors():
     raises(RuntimeError, lambda: torch.zeros(1, device="cuda:7"))
     raises(RuntimeError, lambda: torch.ones(1).cuda(5))
     raises(RuntimeError, lambda: torch.ones(1).cuda("cpu"), "Invalid device, must be cuda device")
-    raises(NotImplementedError, lambda: torch.floor_divide(y.long(), y.long()))
+    raises(NotImplementedError, lambda: torch.mm(y.long(), y.long()))
 
 
 def case_no_host_access():
@@ -395,8 +395,63 @@ def case_binary_family():
         close(op(m.cuda(), n.cuda()), op(m, n))
     close(a.cuda() > 1, a > 1)
     close(a.cuda() ** 2, a ** 2)
-    # integer division on the device: refused, not a wrong answer
-    raises(NotImplementedError, lambda: m.cuda() // n.cuda())
+    # integer division: Python's floor and remainder, C's trunc and fmod,
+    # -1 divisors of the smallest value wrapping as on the CPU
+    ops = (torch.floor_divide, torch.remainder, torch.fmod,
+           lambda p, q: torch.div(p, q, rounding_mode="trunc"))
+    for dt in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8):
+        info = torch.iinfo(dt)
+        p = torch.tensor([[7, -7, 0, 5, info.min, info.max], [13, -13, 1, -1, info.min, 3]])
+        q = torch.tensor([[2, 2, -3, -1, -1, 7], [-4, -4, 5, 2, 3, -1]])
+        if dt == torch.uint8:
+            p, q = p.abs(), q.abs()
+        p, q = p.to(dt), q.to(dt)
+        for op in ops:
+            same(op(p.cuda(), q.cuda()), op(p, q))
+            same(op(p.cuda(), 3), op(p, 3))
+            same(op(100, q.cuda()), op(100, q))
+        d = p.cuda()
+        d //= q.cuda()
+        same(d, p // q)
+    same(m.cuda() // n.cuda(), m // n)
+    same(m.cuda() % n.cuda(), m % n)
+    same(torch.tensor([True, False]).cuda() // 2, torch.tensor([True, False]) // 2)
+    # a zero divisor: the CPU's ZeroDivisionError, and no kernel runs
+    z = torch.tensor([3, 0, 1])
+    for op in ops:
+        for args in ((m.cuda(), z.cuda()), (m.cuda(), 0), (m.cuda(), torch.tensor(0)),
+                     (5, z.cuda())):
+            before = kernels("binary")
+            cpu = raises(RuntimeError, lambda: op(*[t.cpu() if isinstance(t, torch.Tensor)
+                                                     else t for t in args]))
+            assert cpu == "ZeroDivisionError", cpu
+            raises(RuntimeError, lambda: op(*args), cpu)
+            # a device divisor is compared with 0 there (one binary kernel)
+            looked = isinstance(args[1], torch.Tensor) and args[1].is_cuda
+            assert kernels("binary") == before + looked, (op, args)
+
+
+def case_round_decimals_on_device():
+    torch.manual_seed(0)
+    x = torch.cat([torch.randn(300) * 1000,
+                   torch.tensor([0.5, 1.5, 2.5, -0.5, 0.125, 0.375, 1.005, 2.675, 1e30,
+                                 float("inf"), float("nan"), -0.0, 65504.0])])
+    for dt in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+        for d in (-3, -1, 0, 1, 2, 5, 40):
+            same(x.to(dt).cuda().round(decimals=d), x.to(dt).round(decimals=d))
+    same(torch.round(x[:5].cuda().t(), decimals=2), torch.round(x[:5], decimals=2))
+    for dt in (torch.int64, torch.int8):
+        same(x.to(dt).cuda().round(decimals=2), x.to(dt).round(decimals=2))
+
+
+def case_bool_min_max_dim_on_device():
+    x = torch.tensor([[True, False, True], [True, True, True], [False, False, True]])
+    for f in (lambda t: t.min(1), lambda t: t.max(0), lambda t: t.min(1, keepdim=True),
+              lambda t: torch.max(t.t(), 1), lambda t: t[:, :0].max(0)):
+        v, i = f(x.cuda())
+        cv, ci = f(x)
+        same(v, cv)
+        same(i, ci)
 
 
 def case_reductions():
