@@ -269,9 +269,9 @@ same_bytes(ct_dtype d, const char *got, const char *want, int64_t n, bool any_na
 }
 
 /* As same_bytes, but floating elements may also differ by one unit in the
- * last place (same sign, both finite): for exp, whose CPU loop is SLEEF's
- * as PyTorch's CPU (Note [exp as PyTorch's] in aten/cpu/unary.c) and whose
- * kernel is the platform's exp as PyTorch's CUDA. */
+ * last place (same sign, both finite): for exp and log, whose CPU loops are
+ * SLEEF's as PyTorch's CPU (Note [exp and log as PyTorch's] in
+ * aten/cpu/unary.c) and whose kernels the platform's as PyTorch's CUDA. */
 static int
 within_one_ulp(ct_dtype d, const char *got, const char *want, int64_t n, const char *what)
 {
@@ -701,7 +701,7 @@ TEST_IMPL(cuda_kernel_unary_ops)
                 kernel_unary((ct_unary_op)op, d, to_bool, ct_tensor_data(t) + i * w,
                              got + i * ow);
             }
-            int rc = op == CT_UNARY_EXP && ct_k_is_floating(d)
+            int rc = (op == CT_UNARY_EXP || op == CT_UNARY_LOG) && ct_k_is_floating(d)
                          ? within_one_ulp(r->dtype, got, ct_tensor_data(r), N_UNARY,
                                           ct_unary_names[op])
                          : same_bytes(r->dtype, got, ct_tensor_data(r), N_UNARY, true,
