@@ -65,6 +65,7 @@ def run():
             return {"a": m.ones(N, dtype=m.float32), "c": m.empty(N, dtype=m.float32), "m": m}
         return {"a": m.ones(N), "c": m.empty(N), "m": m}
     case("exp out=, 16M float32", 8 * N, unary, "m.exp(a, out=c)")
+    case("log out=, 16M float32", 8 * N, unary, "m.log(a, out=c)")
     case("abs out=, 16M float32", 8 * N, unary, "m.abs(a, out=c)")
 
     def cmp(name, m):
