@@ -197,9 +197,10 @@ ct__cuda_gather(void *stream, const ct_cuda_view *out, const ct_cuda_view *in,
     return ct_cuda_launch(move_by_width(ct_k_itemsize(out->dtype), false), p, n, cx, stream);
 }
 
-extern "C" cudaError_t
-ct__cuda_scatter_add(void *stream, const ct_cuda_view *self, const ct_cuda_view *index,
-                     const ct_cuda_view *src, int dim)
+/* kernel k over self laid along dim by index, src beside it */
+static cudaError_t
+launch_into(void *stream, ct_cuda_kernel k, const ct_cuda_view *self,
+            const ct_cuda_view *index, const ct_cuda_view *src, int dim)
 {
     ct_k_pack p;
     ct_cuda_ctx cx;
@@ -207,18 +208,20 @@ ct__cuda_scatter_add(void *stream, const ct_cuda_view *self, const ct_cuda_view 
     if (n < 0) {
         return cudaErrorInvalidValue;
     }
-    return ct_cuda_launch(scatter_add_for(self->dtype), p, n, cx, stream);
+    return ct_cuda_launch(k, p, n, cx, stream);
+}
+
+extern "C" cudaError_t
+ct__cuda_scatter_add(void *stream, const ct_cuda_view *self, const ct_cuda_view *index,
+                     const ct_cuda_view *src, int dim)
+{
+    return launch_into(stream, scatter_add_for(self->dtype), self, index, src, dim);
 }
 
 extern "C" cudaError_t
 ct__cuda_scatter(void *stream, const ct_cuda_view *self, const ct_cuda_view *index,
                  const ct_cuda_view *src, int dim)
 {
-    ct_k_pack p;
-    ct_cuda_ctx cx;
-    int64_t n = pack_along(&p, &cx, self, index, src, dim, true);
-    if (n < 0) {
-        return cudaErrorInvalidValue;
-    }
-    return ct_cuda_launch(move_by_width(ct_k_itemsize(self->dtype), true), p, n, cx, stream);
+    return launch_into(stream, move_by_width(ct_k_itemsize(self->dtype), true), self, index,
+                       src, dim);
 }

@@ -1,5 +1,7 @@
 """torch.finfo and torch.iinfo: the numeric limits of a dtype, with
 PyTorch 1.13's fields, errors and printed forms."""
+import builtins
+
 from . import _C
 
 # bits, eps (2**-mantissa bits), max, smallest normal, resolution
@@ -17,14 +19,25 @@ _INTS = {"uint8": (8, False), "int8": (8, True), "int16": (16, True),
 def _name(type, who):
     if not isinstance(type, _C.dtype):
         raise TypeError("%s(): argument 'type' (position 1) must be torch.dtype, not %s"
-                        % (who, builtins_type(type).__name__))
+                        % (who, builtins.type(type).__name__))
     return str(type).split(".")[-1]
 
 
-builtins_type = type
+
+class _Info:
+    """Equality by dtype; printed as repr."""
+
+    def __eq__(self, other):
+        return type(other) is type(self) and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.dtype))
+
+    def __str__(self):
+        return repr(self)
 
 
-class finfo:
+class finfo(_Info):
     """Limits of a floating dtype (the default dtype when none is given)."""
 
     def __init__(self, type=None):
@@ -37,21 +50,13 @@ class finfo:
         self.smallest_normal = self.tiny
         self.dtype = name
 
-    def __eq__(self, other):
-        return isinstance(other, finfo) and self.dtype == other.dtype
-
-    def __hash__(self):
-        return hash(("finfo", self.dtype))
-
     def __repr__(self):
         return ("finfo(resolution=%g, min=%g, max=%g, eps=%g, smallest_normal=%g, tiny=%g, "
                 "dtype=%s)" % (self.resolution, self.min, self.max, self.eps,
                                self.smallest_normal, self.tiny, self.dtype))
 
-    __str__ = __repr__
 
-
-class iinfo:
+class iinfo(_Info):
     """Limits of an integer dtype."""
 
     def __init__(self, type):
@@ -66,14 +71,6 @@ class iinfo:
         self.max = (1 << (self.bits - 1)) - 1 if signed else (1 << self.bits) - 1
         self.dtype = name
 
-    def __eq__(self, other):
-        return isinstance(other, iinfo) and self.dtype == other.dtype
-
-    def __hash__(self):
-        return hash(("iinfo", self.dtype))
-
     def __repr__(self):
         # (1.13 prints the bounds with %g: int32's as -2.14748e+09)
         return "iinfo(min=%g, max=%g, dtype=%s)" % (self.min, self.max, self.dtype)
-
-    __str__ = __repr__
