@@ -462,10 +462,14 @@ device_divisor_ok(const ct_tensor *b, const ct_tensor *bc)
     ct_scalar s;
     bool zero;
     if (!ct__is_device(b)) {
-        if (ct_tensor_item(b, &s) < 0) {
+        /* the value the kernel divides by: 256 as uint8 is 0 */
+        ct_tensor *h = ct_to_dtype(b, bc->dtype, false);
+        int rc = h ? ct_tensor_item(h, &s) : -1;
+        ct_tensor_decref(h);
+        if (rc < 0) {
             return -1;
         }
-        zero = ct_scalar_to_double(s) == 0;
+        zero = ct_scalar_to_int(s) == 0;
     }
     else {
         ct_tensor *z = ct_scalar_tensor(ct_scalar_int(0));
@@ -576,7 +580,7 @@ ct_binary(ct_binary_op op, const ct_tensor *a, const ct_tensor *b,
         fill_alpha(&actx, alpha);
     }
     ct_tensor *ops[3] = {res, ac, bc};
-    if (on_device && !ct_dtype_is_floating(common) &&
+    if (on_device && res->numel > 0 && !ct_dtype_is_floating(common) &&
         (op == CT_BINARY_FLOOR_DIVIDE || op == CT_BINARY_DIV_TRUNC ||
          op == CT_BINARY_REMAINDER || op == CT_BINARY_FMOD) &&
         device_divisor_ok(b, bc) < 0) {

@@ -1000,6 +1000,10 @@ index_along_checks(const ct_tensor *t, int64_t dim, const ct_tensor *index, alon
         return -1;
     }
     const char *got = ct_dtype_table[index->dtype].legacy;
+    /* (index_fill_ looks at the dtype first, the others at the rank) */
+    if (mode == ALONG_FILL && index->dtype != CT_DTYPE_INT64) {
+        return ct_error(CT_ERR_INDEX, "index_fill_(): Expected dtype int64 for index.");
+    }
     if (index->ndim > 1) {
         char b[256];
         return mode == ALONG_ADD
@@ -1019,9 +1023,6 @@ index_along_checks(const ct_tensor *t, int64_t dim, const ct_tensor *index, alon
     if (mode == ALONG_COPY && index->dtype != CT_DTYPE_INT64) {
         return ct_error(CT_ERR_RUNTIME, "index_copy_(): Expected a long tensor for index, "
                         "but got %s", got);
-    }
-    if (mode == ALONG_FILL && index->dtype != CT_DTYPE_INT64) {
-        return ct_error(CT_ERR_INDEX, "index_fill_(): Expected dtype int64 for index.");
     }
     return d;
 }

@@ -27,6 +27,7 @@
 
 #include "aten/device.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,6 +168,37 @@ check_scatter_src(const ct_tensor *t, int64_t dim, const ct_tensor *index,
     return 0;
 }
 
+/* index_copy_'s slices: t's sizes without dim d (a 0-dim t: none) */
+static bool
+slice_shapes_differ(const ct_tensor *t, const ct_tensor *src, int d)
+{
+    int nt = t->ndim ? t->ndim - 1 : 0, ns = src->ndim ? src->ndim - 1 : 0;
+    if (nt != ns) {
+        return true;
+    }
+    for (int k = 0; k < t->ndim && k < src->ndim; k++) {
+        if (k != d && t->sizes[k] != src->sizes[k]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* the slice's sizes as PyTorch prints a size vector: "5 4" */
+static const char *
+slice_text(const ct_tensor *t, int d, char *buf, size_t n)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < t->ndim && at < n; k++) {
+        if (k != d) {
+            at += (size_t)snprintf(buf + at, n - at, "%s%lld", at ? " " : "",
+                                   (long long)t->sizes[k]);
+        }
+    }
+    return buf;
+}
+
 static int
 check_index_source(const ct_tensor *t, int64_t dim, const ct_tensor *index,
                    const ct_tensor *src, bool copy)
@@ -187,6 +219,13 @@ check_index_source(const ct_tensor *t, int64_t dim, const ct_tensor *index,
         return ct_error(CT_ERR_INDEX, "index_copy_(): When source and destination are not "
                         "scalars, their dimensionality must match. Source dimensionality "
                         "(%d), destination dimensionality (%d)", src->ndim, t->ndim);
+    }
+    if (copy && slice_shapes_differ(t, src, d)) {
+        char a[256], b[256];
+        return ct_error(CT_ERR_RUNTIME, "index_copy_(): Source/destination tensor must "
+                        "have same slice shapes. Destination slice shape: %s at dimension "
+                        "%d and source slice shape: %s at dimension 0.",
+                        slice_text(t, d, a, sizeof a), d, slice_text(src, d, b, sizeof b));
     }
     int64_t count = src->ndim > d ? src->sizes[d] : 1;
     if (index->ndim <= 1 && index->numel != count) {

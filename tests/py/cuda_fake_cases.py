@@ -416,6 +416,17 @@ def case_binary_family():
     same(m.cuda() // n.cuda(), m // n)
     same(m.cuda() % n.cuda(), m % n)
     same(torch.tensor([True, False]).cuda() // 2, torch.tensor([True, False]) // 2)
+    # a divisor that is 0 in the common dtype (256 as uint8), checked on the host
+    u = torch.tensor([5, 7], dtype=torch.uint8)
+    for op in (torch.floor_divide, torch.remainder, torch.fmod):
+        before = kernels("binary")
+        raises(RuntimeError, lambda: op(u.cuda(), 256), "ZeroDivisionError")
+        raises(RuntimeError, lambda: op(u.cuda(), torch.tensor(256)), "ZeroDivisionError")
+        assert kernels("binary") == before
+    # an empty result divides nothing: no error, as on the CPU
+    e = torch.empty(0, 3, dtype=torch.long)
+    same(e.cuda() // torch.tensor([1, 0, 2]).cuda(), e // torch.tensor([1, 0, 2]))
+    same(e.cuda() % 0, e % 0)
     # a zero divisor: the CPU's ZeroDivisionError, and no kernel runs
     z = torch.tensor([3, 0, 1])
     for op in ops:
@@ -1182,7 +1193,10 @@ def _same_outcome(fn, *args):
 
 
 def case_scatter_index_copy_fill_on_device():
-    i = torch.tensor([[2, 0, 1, 2], [1, 1, 0, 2]])    # duplicates: the last write wins
+    # no two writes to one element below (which of them lands is not set
+    # on a GPU); reduce="add" sums duplicates
+    i = torch.tensor([[2, 0, 1, 2], [1, 1, 0, 0]])
+    i1 = torch.tensor([[2, 0, 1, 3], [1, 3, 0, 2]])
     for dt in (torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64,
                torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool):
         z = torch.arange(12).reshape(3, 4).to(dt)
@@ -1193,21 +1207,31 @@ def case_scatter_index_copy_fill_on_device():
         d = z.cuda()
         d.scatter_(1, i.cuda(), 5)
         same(d, z.clone().scatter_(1, i, 5))
+        same(z.cuda().scatter(1, i1.cuda(), src.cuda()), z.scatter(1, i1, src))
         same(z.cuda().scatter(1, i.cuda(), src.cuda(), reduce="add"),
              z.scatter(1, i, src, reduce="add"))
         if dt != torch.bool:
             same(z.cuda().scatter(0, i.cuda(), 2, reduce="add"), z.scatter(0, i, 2, reduce="add"))
-        # index_copy_ with repeated indices, index_fill_ with negative ones
-        t = torch.zeros(4, 3, dtype=dt)
+        # index_copy_ in any order, index_fill_ with negative and repeated ones
+        t = torch.zeros(5, 3, dtype=dt)
         s = torch.arange(15).reshape(5, 3).to(dt)
-        j = torch.tensor([0, 3, 0, 2, 1])
+        j = torch.tensor([0, 3, 4, 2, 1])
         d = t.cuda()
         d.index_copy_(0, j.cuda(), s.cuda())
         same(d, t.clone().index_copy_(0, j, s))
-        same(t.cuda().index_copy(1, torch.tensor([2, 2]).cuda(), s[:4, :2].cuda()),
-             t.index_copy(1, torch.tensor([2, 2]), s[:4, :2]))
+        same(t.cuda().index_copy(1, torch.tensor([2, 0]).cuda(), s[:, :2].cuda()),
+             t.index_copy(1, torch.tensor([2, 0]), s[:, :2]))
+        same(z.cuda().index_fill(0, torch.tensor([2, -1]).cuda(), 3),
+             z.index_fill(0, torch.tensor([2, -1]), 3))
         same(z.cuda().index_fill(1, torch.tensor([-1, 0]).cuda(), 7),
              z.index_fill(1, torch.tensor([-1, 0]), 7))
+    # several writes to one element: one of them lands
+    d = torch.zeros(3).cuda().index_copy_(0, torch.tensor([1, 1]).cuda(),
+                                          torch.tensor([5.0, 7.0]).cuda()).cpu()
+    assert d[1].item() in (5.0, 7.0) and d[0].item() == d[2].item() == 0, d
+    d = torch.zeros(2, 2).cuda().scatter_(1, torch.tensor([[0, 0]]).cuda(),
+                                          torch.tensor([[5.0, 7.0]]).cuda()).cpu()
+    assert d[0, 0].item() in (5.0, 7.0) and d.sum().item() == d[0, 0].item(), d
     # values converted as the CPU's fill: 2.7 into int64 truncates
     z = torch.arange(12).reshape(3, 4)
     same(z.cuda().index_fill(0, torch.tensor([1]).cuda(), 2.7),

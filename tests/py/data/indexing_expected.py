@@ -73,6 +73,14 @@ CASES = [
     ('x.scatter(1, M.tensor([[0]]), 1.9)', ('tensor', ('torch.int64', (3, 4), [[1, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]))),
     ('f.scatter(1, M.tensor([[3]]), 1.)', ('RuntimeError', 'index 3 is out of bounds for dimension 1 with size 3')),
     ("f.scatter(0, M.tensor([[1,0,1]]), 2.0, reduce='add')", ('tensor', ('torch.float32', (2, 3), [[0.0, 3.0, 2.0], [5.0, 4.0, 7.0]]))),
+    ('M.zeros(5,3).index_copy(0, M.tensor([0,1,2]), M.ones(3,1))', ('RuntimeError', 'index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: 3 at dimension 0 and source slice shape: 1 at dimension 0.')),
+    ('M.zeros(5,3).index_copy(0, M.tensor([1]), M.tensor(2.))', ('RuntimeError', 'index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: 3 at dimension 0 and source slice shape:  at dimension 0.')),
+    ('M.zeros(5,3).index_copy(0, M.tensor([0,1,2]), M.ones(3,4))', ('RuntimeError', 'index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: 3 at dimension 0 and source slice shape: 4 at dimension 0.')),
+    ('M.zeros(5,3,4).index_copy(1, M.tensor([0,1]), M.ones(5,2,3))', ('RuntimeError', 'index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: 5 4 at dimension 1 and source slice shape: 5 3 at dimension 0.')),
+    ('M.zeros(5,3,4).index_copy(1, M.tensor([0,1]), M.ones(4,2,4))', ('RuntimeError', 'index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: 5 4 at dimension 1 and source slice shape: 4 4 at dimension 0.')),
+    ('M.zeros(3).index_copy(0, M.tensor([0]), M.tensor(5.))', ('tensor', ('torch.float32', (3,), [5.0, 0.0, 0.0]))),
+    ('M.tensor(1.).index_copy(0, M.tensor([0]), M.ones(1))', ('tensor', ('torch.float32', (), 1.0))),
+    ('f.index_fill(0, M.zeros(2,2), 1.)', ('IndexError', 'index_fill_(): Expected dtype int64 for index.')),
 ]
 SETS = [
     ('x[[0,2]] = 0', ('ok', [[0, 0, 0, 0], [4, 5, 6, 7], [0, 0, 0, 0]], [[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]], [[12, 13, 14, 15], [16, 17, 18, 19], [20, 21, 22, 23]]], [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])),
