@@ -34,33 +34,30 @@
 
 #include <type_traits>
 
-/* --- gather ---------------------------------------------------------------- */
+/* --- gather and scatter ---------------------------------------------------- */
 
 #define FORALL_WIDTHS(X) X(1, uint8_t) X(2, uint16_t) X(4, uint32_t) X(8, uint64_t)
 
-/* operands: out, index, in (laid over the index) */
-#define X(W, U)                                                               \
-    static __device__ __forceinline__ void gather_##W##_elem(char *const *p,  \
+/* gather: out = in at the index (operands: out, index, in laid over the
+ * index); scatter: self at the index = src (operands: self laid over the
+ * index, index, src).  A whole element of width W moves, or nothing for an
+ * index outside [0, size). */
+#define MOVE(NAME, W, U, TO, FROM)                                            \
+    static __device__ __forceinline__ void NAME##_##W##_elem(char *const *p,  \
                                                              ct_cuda_ctx cx)  \
     {                                                                         \
         int64_t j = *(const int64_t *)p[1];                                   \
         if (j >= 0 && j < cx.along.size) {                                    \
-            *(U *)p[0] = *(const U *)(p[2] + j * cx.along.stride);            \
+            *(U *)(TO) = *(const U *)(FROM);                                  \
         }                                                                     \
     }                                                                         \
-    CT_CUDA_KERNEL(gather_##W, 3, gather_##W##_elem)                          \
-    /* operands: self (laid over the index), index, src */                    \
-    static __device__ __forceinline__ void scatter_##W##_elem(char *const *p, \
-                                                              ct_cuda_ctx cx) \
-    {                                                                         \
-        int64_t j = *(const int64_t *)p[1];                                   \
-        if (j >= 0 && j < cx.along.size) {                                    \
-            *(U *)(p[0] + j * cx.along.stride) = *(const U *)p[2];            \
-        }                                                                     \
-    }                                                                         \
-    CT_CUDA_KERNEL(scatter_##W, 3, scatter_##W##_elem)
+    CT_CUDA_KERNEL(NAME##_##W, 3, NAME##_##W##_elem)
+#define X(W, U)                                                               \
+    MOVE(gather, W, U, p[0], p[2] + j * cx.along.stride)                      \
+    MOVE(scatter, W, U, p[0] + j * cx.along.stride, p[2])
 FORALL_WIDTHS(X)
 #undef X
+#undef MOVE
 
 static ct_cuda_kernel
 move_by_width(int64_t w, bool scatter)

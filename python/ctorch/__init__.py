@@ -49,6 +49,11 @@ from ._composite import (  # noqa: F401
     allclose, clamp_max, clamp_min, equal, isclose,
 )
 from . import _composite as _composite_mod
+from ._composite_math import (  # noqa: F401
+    aminmax, block_diag, cartesian_prod, cdist, copysign, cross, diff, heaviside, hypot,
+    isin, kron, logaddexp, logaddexp2, meshgrid, tensordot, xlogy,
+)
+from . import _composite_math as _composite_math_mod
 from ._C import Generator, default_generator  # noqa: F401
 from . import random  # noqa: F401,E402
 from .random import (  # noqa: F401,E402
@@ -60,6 +65,7 @@ __version__ = "1.13.0+ctorch"
 _C._set_tensor_class(Tensor)
 _C._set_hook_handle_class(_RemovableHandle)
 _composite_mod.install(Tensor)
+_composite_math_mod.install(Tensor)
 
 # Every public function of _C is a torch function (op families add theirs to
 # _C without touching this file); names defined above take precedence.

@@ -15,7 +15,34 @@ _MODULE = ("torch.return_types" if _os.environ.get("CTORCH_TORCH_NAMES") == "1"
            else __name__)
 
 globals().update(_C._return_types(_MODULE))
-__all__ = sorted(_C._return_types(_MODULE))
+
+
+class aminmax(tuple):
+    """torch.return_types.aminmax: the (min, max) that torch.aminmax returns
+    (made here, its fields not being C's (values, indices))."""
+    __slots__ = ()
+    n_fields = n_sequence_fields = 2
+    n_unnamed_fields = 0
+
+    def __new__(cls, sequence):
+        sequence = tuple(sequence)
+        if len(sequence) != 2:
+            raise TypeError("torch.return_types.aminmax() takes a 2-sequence "
+                            "(%d-sequence given)" % len(sequence))
+        return tuple.__new__(cls, sequence)
+
+    min = property(lambda self: self[0])
+    max = property(lambda self: self[1])
+
+    def __repr__(self):
+        return "torch.return_types.aminmax(\nmin=%r,\nmax=%r)" % tuple(self)
+
+    def __reduce__(self):
+        return (type(self), (tuple(self),))
+
+
+aminmax.__module__ = _MODULE
+__all__ = sorted(list(_C._return_types(_MODULE)) + ["aminmax"])
 
 
 def __getattr__(name):

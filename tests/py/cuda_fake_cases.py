@@ -465,6 +465,24 @@ def case_bool_min_max_dim_on_device():
         same(i, ci)
 
 
+def case_composite_math_on_device():
+    # python/ctorch/_composite_math.py over device tensors: the CPU's values
+    a = torch.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]])
+    b = torch.tensor([[2.0, 1.0, 0.0], [1.0, -1.0, 2.0]])
+    fns = [torch.logaddexp, torch.logaddexp2, torch.hypot, torch.copysign, torch.heaviside,
+           lambda x, y: torch.cross(x, y, dim=1), torch.kron, torch.cdist, torch.isin,
+           lambda x, y: torch.xlogy(x.abs(), y.abs()),
+           lambda x, y: torch.tensordot(x, y.t(), 1), lambda x, y: torch.diff(x, dim=1),
+           lambda x, y: torch.aminmax(x, dim=0).max, lambda x, y: torch.block_diag(x, y),
+           lambda x, y: torch.cartesian_prod(x[0], y[0]),
+           lambda x, y: torch.stack(torch.meshgrid(x[0], y[0], indexing="ij"))]
+    for f in fns:
+        same(f(a.cuda(), b.cuda()), f(a, b))
+    raises(RuntimeError, lambda: torch.hypot(a.cuda(), b),
+           "Expected all tensors to be on the same device, but found at least two "
+           "devices, cuda:0 and cpu!")
+
+
 def case_reductions():
     x = torch.tensor([[[1.5, -2.0, 3.0, 0.25], [4.0, 5.5, -6.0, 1.0], [0.0, 2.0, 2.0, -1.0]],
                       [[7.0, 8.0, -9.5, 3.0], [1.0, 1.0, 1.0, 1.0], [-3.0, 0.5, 6.0, 2.0]]])
