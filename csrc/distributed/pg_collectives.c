@@ -19,6 +19,7 @@
  * come, and later collectives line up again by sequence number.
  */
 #include "pg_impl.h"
+#include "yield_rule.h"
 
 #include <ctorch/ops.h>
 #include <stdarg.h>
@@ -1701,10 +1702,18 @@ pg_run_collective(ct_pg *pg, ct_work *w)
     c.deadline = pg->timeout_ms > 0 ? pg_now_ns() + pg->timeout_ms * 1000000 : -1;
     c.dead_seen = -1; /* look at the links once at the start */
     c.abort_seen = -1;
+    /* (Note [Slow yields]: a bulk operation's slow yields do not count) */
+    size_t bytes = 0;
+    for (int i = 0; i < w->nin + w->nout; i++) {
+        const ct_tensor *t = i < w->nin ? w->in[i] : w->out[i - w->nin];
+        bytes += t != NULL ? (size_t)t->numel * ct_dtype_itemsize(t->dtype) : 0;
+    }
+    pg->wait_bulk = bytes >= PG_YIELD_BULK_BYTES;
     int rc = c_check_links(&c);
     if (rc == 0) {
         rc = op_table[w->kind](&c);
     }
+    pg->wait_bulk = false;
     if (rc < 0 && !c.failed) {
         c_fail_ct(&c);
     }

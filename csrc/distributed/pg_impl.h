@@ -321,6 +321,7 @@ struct ct_pg {
     int wait_yields;            /* sched_yield calls in this wait */
     int64_t no_yield_until;     /* yields were slow: sleep instead until then */
     uint32_t yield_hist;        /* the latest yields, a bit each: 1 = slow */
+    bool wait_bulk;             /* the collective running moves PG_YIELD_BULK_BYTES or more */
     bool wait_blocked;
 };
 
