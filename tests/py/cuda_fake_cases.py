@@ -28,6 +28,28 @@ def kernels(name):
     return _fake[0].fake_cuda_kernel_count(name.encode())
 
 
+def trains_alike(make_model, make_opt, make_data, loss_fn, steps=3):
+    """A model trained `steps` steps on the CPU and on the device, from the
+    same seed: the same last loss and parameters, to 1e-5."""
+    def run(device):
+        torch.manual_seed(0)
+        model = make_model().to(device)
+        opt = make_opt(model.parameters())
+        x, y = (t.to(device) for t in make_data())
+        for _ in range(steps):
+            opt.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+        return loss.item(), [p.detach().cpu() for p in model.parameters()]
+
+    lc, pc = run("cpu")
+    ld, pd = run("cuda")
+    assert abs(lc - ld) < 1e-5, (lc, ld)
+    for a, b in zip(pc, pd):
+        assert torch.allclose(a, b, atol=1e-5), (a, b)
+
+
 def case_names():
     return sorted(n for n in globals() if n.startswith("case_"))
 
@@ -2213,26 +2235,12 @@ def case_convolution_matches_cpu():
            "Expected all tensors to be on the same device, but found at least two "
            "devices, cuda:0 and cpu!")
 
-    def run(device):
-        torch.manual_seed(0)
-        model = torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.ReLU(),
+    trains_alike(
+        lambda: torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.ReLU(),
                                     torch.nn.Conv2d(4, 4, 3, stride=2), torch.nn.ReLU(),
-                                    torch.nn.Flatten(), torch.nn.Linear(4 * 3 * 3, 3))
-        model = model.to(device)
-        opt = torch.optim.Adam(model.parameters(), lr=0.01)
-        x, y = torch.randn(8, 1, 8, 8).to(device), torch.randint(0, 3, (8,)).to(device)
-        for _ in range(3):
-            opt.zero_grad()
-            loss = F.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-        return loss.item(), [p.detach().cpu() for p in model.parameters()]
-
-    lc, pc = run("cpu")
-    ld, pd = run("cuda")
-    assert abs(lc - ld) < 1e-5, (lc, ld)
-    for a, b in zip(pc, pd):
-        assert torch.allclose(a, b, atol=1e-5), (a, b)
+                                    torch.nn.Flatten(), torch.nn.Linear(4 * 3 * 3, 3)),
+        lambda params: torch.optim.Adam(params, lr=0.01),
+        lambda: (torch.randn(8, 1, 8, 8), torch.randint(0, 3, (8,))), F.cross_entropy)
 
 
 def main():

@@ -8,7 +8,7 @@ back on the device) and error messages."""
 import ctorch as torch
 import ctorch.nn.functional as F
 
-from cuda_fake_cases import DTYPES, close, kernels, raises, same
+from cuda_fake_cases import DTYPES, close, kernels, raises, same, trains_alike
 
 _FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
@@ -310,25 +310,11 @@ def case_conv_transpose_on_device():
            "devices, cuda:0 and cpu!")
 
     # a small decoder trains as on the CPU
-    def run(device):
-        torch.manual_seed(0)
-        model = torch.nn.Sequential(torch.nn.ConvTranspose2d(2, 4, 3, stride=2), torch.nn.ReLU(),
-                                    torch.nn.ConvTranspose2d(4, 1, 2, padding=1))
-        model = model.to(device)
-        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-        x, y = torch.randn(4, 2, 3, 3).to(device), torch.randn(4, 1, 6, 6).to(device)
-        for _ in range(3):
-            opt.zero_grad()
-            loss = F.mse_loss(model(x), y)
-            loss.backward()
-            opt.step()
-        return loss.item(), [p.detach().cpu() for p in model.parameters()]
-
-    lc, pc = run("cpu")
-    ld, pd = run("cuda")
-    assert abs(lc - ld) < 1e-5, (lc, ld)
-    for a, b in zip(pc, pd):
-        assert torch.allclose(a, b, atol=1e-5), (a, b)
+    trains_alike(
+        lambda: torch.nn.Sequential(torch.nn.ConvTranspose2d(2, 4, 3, stride=2), torch.nn.ReLU(),
+                                    torch.nn.ConvTranspose2d(4, 1, 2, padding=1)),
+        lambda params: torch.optim.SGD(params, lr=0.05, momentum=0.9),
+        lambda: (torch.randn(4, 2, 3, 3), torch.randn(4, 1, 6, 6)), F.mse_loss)
 
 
 def case_unfold_fold_on_device():
