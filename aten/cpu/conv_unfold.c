@@ -107,6 +107,33 @@ unfold_run(const conv_geom *g, bool to_cols, const char *src, char *dst)
     }
 }
 
+/* im2col (unfold true) or col2im of a checked input into a new tensor of
+ * the nd sizes given (batch first), on the input's device; without a
+ * batch dim (batched false) the result drops it. */
+static ct_tensor *
+unfold_result(const conv_geom *g, bool unfold, const ct_tensor *input, int nd,
+              const int64_t *sizes, bool batched)
+{
+    ct_tensor *out = NULL;
+    if (ct__is_device(input)) {
+        out = unfold ? ct__device_im2col(g, input) : ct__device_col2im(g, input);
+    }
+    else {
+        ct_tensor *x = ct_contiguous(input);
+        out = x != NULL ? ct_empty(nd, sizes, input->dtype, ct_device_cpu()) : NULL;
+        if (out != NULL) {
+            unfold_run(g, unfold, ct_tensor_data(x), ct_tensor_data(out));
+        }
+        ct_tensor_decref(x);
+    }
+    if (out != NULL && !batched) {
+        ct_tensor *r = ct_view(out, nd - 1, sizes + 1);
+        ct_tensor_decref(out);
+        out = r;
+    }
+    return out;
+}
+
 ct_tensor *
 ct_im2col(const ct_tensor *input, const int64_t *kernel, const int64_t *dilation,
           const int64_t *padding, const int64_t *stride)
@@ -154,24 +181,7 @@ ct_im2col(const ct_tensor *input, const int64_t *kernel, const int64_t *dilation
     }
     ct__conv_geom_finish(&g);
     int64_t sizes[3] = {g.n, g.c * g.kh * g.kw, g.oh * g.ow};
-    ct_tensor *out = NULL;
-    if (ct__is_device(input)) {
-        out = ct__device_im2col(&g, input);
-    }
-    else {
-        ct_tensor *x = ct_contiguous(input);
-        out = x != NULL ? ct_empty(3, sizes, input->dtype, ct_device_cpu()) : NULL;
-        if (out != NULL) {
-            unfold_run(&g, true, ct_tensor_data(x), ct_tensor_data(out));
-        }
-        ct_tensor_decref(x);
-    }
-    if (out != NULL && !batched) {
-        ct_tensor *r = ct_view(out, 2, sizes + 1);
-        ct_tensor_decref(out);
-        out = r;
-    }
-    return out;
+    return unfold_result(&g, true, input, 3, sizes, batched);
 }
 
 ct_tensor *
@@ -230,22 +240,5 @@ ct_col2im(const ct_tensor *input, const int64_t *output_size, const int64_t *ker
     }
     ct__conv_geom_finish(&g);
     int64_t sizes[4] = {g.n, g.c, g.ih, g.iw};
-    ct_tensor *out = NULL;
-    if (ct__is_device(input)) {
-        out = ct__device_col2im(&g, input);
-    }
-    else {
-        ct_tensor *x = ct_contiguous(input);
-        out = x != NULL ? ct_empty(4, sizes, input->dtype, ct_device_cpu()) : NULL;
-        if (out != NULL) {
-            unfold_run(&g, false, ct_tensor_data(x), ct_tensor_data(out));
-        }
-        ct_tensor_decref(x);
-    }
-    if (out != NULL && !batched) {
-        ct_tensor *r = ct_view(out, 3, sizes + 1);
-        ct_tensor_decref(out);
-        out = r;
-    }
-    return out;
+    return unfold_result(&g, false, input, 4, sizes, batched);
 }
