@@ -75,24 +75,25 @@ def _promote_float(name, input, other):
     return input.to(dt), other.to(dt), dt
 
 
-def logaddexp(input, other):
-    """log(exp(input) + exp(other)) as torch's CPU kernel computes it:
-    max + log(1 + exp(-|input - other|)), and input where both are the same
-    infinity."""
-    a, b, dt = _float_binary("logaddexp", input, other)
+def _logadd(name, input, other, exp, log):
+    """max + log(1 + exp(-|input - other|)) with the base's exp and log, as
+    torch's CPU kernel computes it (bfloat16 in float), and input where both
+    are the same infinity."""
+    a, b, dt = _float_binary(name, input, other)
     if dt == _C.bfloat16:     # torch's kernel works in float for BFloat16
-        return logaddexp(a.float(), b.float()).to(dt)
-    r = _C.maximum(a, b) + ((a - b).abs().neg().exp() + 1).log()
+        return _logadd(name, a.float(), b.float(), exp, log).to(dt)
+    r = _C.maximum(a, b) + log(exp((a - b).abs().neg()) + 1)
     return _C.where(a.isinf() & (a == b), a, r)
+
+
+def logaddexp(input, other):
+    """log(exp(input) + exp(other))."""
+    return _logadd("logaddexp", input, other, _C.exp, _C.log)
 
 
 def logaddexp2(input, other):
-    """log2(2**input + 2**other): max + log2(1 + 2**(-|input - other|))."""
-    a, b, dt = _float_binary("logaddexp2", input, other)
-    if dt == _C.bfloat16:
-        return logaddexp2(a.float(), b.float()).to(dt)
-    r = _C.maximum(a, b) + ((a - b).abs().neg().exp2() + 1).log2()
-    return _C.where(a.isinf() & (a == b), a, r)
+    """log2(2**input + 2**other)."""
+    return _logadd("logaddexp2", input, other, _C.exp2, _C.log2)
 
 
 def hypot(input, other):
