@@ -673,7 +673,8 @@ index_along_device(ct_tensor *t, int d, const ct_tensor *index, const ct_tensor 
         return -1;
     }
     int64_t size = t->ndim ? t->sizes[d] : 1;
-    if (ct__device_index_check(index, mode == ALONG_FILL ? -size : 0, size, &bad, &first) < 0) {
+    int64_t lo = mode == ALONG_FILL ? -size : 0;
+    if (ct__device_index_check(index, lo, size, &bad, &first) < 0) {
         return -1;
     }
     if (bad) {
@@ -1071,36 +1072,37 @@ index_along(ct_tensor *t, int d, const ct_tensor *index, const ct_tensor *src,
     return 0;
 }
 
+/* Check, then run on the CPU or the operands' device. */
+static int
+index_along_op(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *src,
+               ct_scalar value, along_mode mode, ct_scalar alpha)
+{
+    int d = index_along_checks(t, dim, index, mode);
+    if (d < 0) {
+        return -1;
+    }
+    if (ct__is_device(t) || ct__is_device(index) || ct__is_device(src)) {
+        return index_along_device(t, d, index, src, value, mode, alpha);
+    }
+    return index_along(t, d, index, src, value, mode, alpha);
+}
+
 int
 ct_index_add_(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *src,
               ct_scalar alpha)
 {
-    int d = index_along_checks(t, dim, index, ALONG_ADD);
-    if (d >= 0 && (ct__is_device(t) || ct__is_device(index) || ct__is_device(src))) {
-        return index_along_device(t, d, index, src, ct_scalar_int(0), ALONG_ADD, alpha);
-    }
-    return d < 0 ? -1 : index_along(t, d, index, src, ct_scalar_int(0), ALONG_ADD, alpha);
+    return index_along_op(t, dim, index, src, ct_scalar_int(0), ALONG_ADD, alpha);
 }
 
 int
 ct_index_copy_(ct_tensor *t, int64_t dim, const ct_tensor *index, const ct_tensor *src)
 {
-    int d = index_along_checks(t, dim, index, ALONG_COPY);
-    if (d >= 0 && (ct__is_device(t) || ct__is_device(index) || ct__is_device(src))) {
-        return index_along_device(t, d, index, src, ct_scalar_int(0), ALONG_COPY,
-                                  ct_scalar_int(1));
-    }
-    return d < 0 ? -1
-                 : index_along(t, d, index, src, ct_scalar_int(0), ALONG_COPY,
-                               ct_scalar_int(1));
+    return index_along_op(t, dim, index, src, ct_scalar_int(0), ALONG_COPY,
+                          ct_scalar_int(1));
 }
 
 int
 ct_index_fill_(ct_tensor *t, int64_t dim, const ct_tensor *index, ct_scalar value)
 {
-    int d = index_along_checks(t, dim, index, ALONG_FILL);
-    if (d >= 0 && (ct__is_device(t) || ct__is_device(index))) {
-        return index_along_device(t, d, index, NULL, value, ALONG_FILL, ct_scalar_int(1));
-    }
-    return d < 0 ? -1 : index_along(t, d, index, NULL, value, ALONG_FILL, ct_scalar_int(1));
+    return index_along_op(t, dim, index, NULL, value, ALONG_FILL, ct_scalar_int(1));
 }
